@@ -1,0 +1,44 @@
+/* calib/calib.h - calibrated costs (ALGORITHMS.md sections 2 and 3).
+ *
+ * Measured at start-up (within 50 ms) and by `hyprof calibrate`: real probes
+ * run in a loop against null functions with warm caches, timed with the TSC,
+ * the timer's own cost subtracted.  Every value is a distribution over
+ * repeated measurements; the medians drive compensation and the cost model.
+ */
+#ifndef HYPROF_CALIB_CALIB_H
+#define HYPROF_CALIB_CALIB_H
+
+#include <stdint.h>
+
+#include "runtime/state.h"
+
+struct hp_dist {            /* one calibrated quantity, in nanoseconds */
+	double min, median, spread; /* spread: (p90 - p10) */
+	uint32_t n;
+};
+
+struct hp_calib {
+	double tsc_hz;          /* TSC ticks per second */
+	struct hp_dist timer;   /* one cycle-counter read */
+	struct hp_dist count_probe; /* count-only enter+exit pair */
+	struct hp_dist timed_probe; /* timed enter+exit pair */
+	struct hp_dist di;      /* part of a timed probe pair inside its own interval */
+	struct hp_dist de;      /* cost of accounting a child at its exit */
+	struct hp_dist sample;  /* one sample (signal + unwind + insert), in ns */
+	struct hp_dist piggyback; /* one MPI piggyback (filled by mpiwrap) */
+	double duration_ms;     /* how long calibration took */
+	int done;
+};
+
+HP_EXPORT extern struct hp_calib hp_calib;
+
+/* Calibrate what start-up needs.  Returns 0 or -errno.  Not signal-safe. */
+int hp_calib_startup(void);
+
+/* Cycles <-> seconds with the calibrated TSC frequency.  Signal-safe. */
+static inline double hp_cycles_to_s(uint64_t c)
+{
+	return hp_calib.tsc_hz > 0 ? (double)c / hp_calib.tsc_hz : 0.0;
+}
+
+#endif

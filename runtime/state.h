@@ -1,0 +1,153 @@
+/* runtime/state.h - the runtime's global and per-thread state.
+ *
+ * All per-thread state is one struct hp_thread, created once per thread
+ * (main thread at load, others when pthread_create's start routine runs) and
+ * kept after the thread exits so its data is written at process exit.
+ * Probes and signal handlers only touch their own thread's struct.
+ */
+#ifndef HYPROF_RUNTIME_STATE_H
+#define HYPROF_RUNTIME_STATE_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/cct.h"
+#include "runtime/config.h"
+
+#define HP_EXPORT __attribute__((visibility("default")))
+#define HP_STACK_MAX 4096 /* shadow stack depth of the probes */
+#define HP_UNWIND_MAX 512 /* frames kept per sample */
+
+enum hp_drop {
+	HP_DROP_REENTRANT,  /* sample arrived while hyprof's runtime was running */
+	HP_DROP_LOADER,     /* thread inside dlopen/dlclose/dl_iterate_phdr */
+	HP_DROP_UNWIND,     /* libunwind failed before any frame */
+	HP_DROP_FULL,       /* calling context tree full */
+	HP_DROP_NOTHREAD,   /* signal on a thread without hyprof state */
+	HP_DROP_NREASONS
+};
+extern const char *const hp_drop_names[HP_DROP_NREASONS]; /* "reentrant", ... */
+
+/* One frame of the probes' shadow stack. */
+struct hp_frame {
+	uint32_t node;        /* probe-tree node entered (after redirects) */
+	uint32_t prev;        /* probe_cur to restore at exit */
+	uint64_t t_enter;     /* TSC at entry (measured mode) */
+	uint64_t probes_at;   /* thread's probe counter at entry */
+	uint64_t child_incl;  /* raw inclusive cycles of direct children */
+	uint64_t child_comp;  /* compensated inclusive cycles of direct children */
+	uint64_t fn;          /* key that was entered (to check exit matches) */
+};
+
+/* Per-thread sample source state; each source uses what it needs. */
+struct hp_source_thread {
+	int fd;               /* perf_event fd, -1 if none */
+	void *ring;           /* perf mmap ring, NULL if none */
+	size_t ring_len;
+	uint64_t ring_mask;   /* data pages' size - 1 */
+	timer_t timer;        /* POSIX timer */
+	int timer_ok;
+	int papi_set;         /* PAPI event set, -1 if none */
+	uint64_t last_count;  /* for sources that report running totals */
+};
+
+struct hp_thread {
+	/* hot: probes */
+	uint32_t probe_cur;            /* current probe-tree node */
+	uint32_t sp;                   /* shadow stack depth in use */
+	uint64_t probe_events;         /* probe pairs entered on this thread */
+	struct hp_frame *stack;        /* HP_STACK_MAX frames, mapped */
+	volatile sig_atomic_t busy;    /* >0: runtime code running, samples dropped */
+	volatile sig_atomic_t in_loader; /* >0: inside the dynamic loader */
+	volatile sig_atomic_t in_handler;
+	struct cct probe;              /* probe tree (function / region keys) */
+	struct cct sample;             /* sample tree (PC keys) */
+
+	/* sampling */
+	uint64_t samples;              /* samples attributed */
+	uint64_t dropped[HP_DROP_NREASONS];
+	uint64_t meas_samples;         /* samples whose PC was in probe/wrapper code */
+	uint64_t meas_period;
+	uint64_t handler_cycles;       /* TSC cycles spent inside the handler */
+	uint64_t stack_overflow;       /* probe entries past HP_STACK_MAX */
+	uint64_t exit_mismatch;        /* exits that did not match the top frame */
+	struct hp_source_thread src;
+
+	/* overhead accounting (cycles), section 4 of ALGORITHMS.md */
+	uint64_t overhead;             /* o_p: measurement overhead so far */
+	uint64_t delay;                /* x_p: delay so far (MPI compensation) */
+
+	/* identity */
+	pid_t tid;
+	uint32_t index;                /* 0 = main thread, in creation order */
+	int exited;
+	uint64_t start_ns, end_ns;     /* CLOCK_MONOTONIC */
+	uint64_t start_tsc, end_tsc;
+	uint64_t cpu_ns;               /* thread CPU time at exit */
+	char name[16];
+	struct hp_thread *next;        /* global list, newest first */
+};
+
+/* Global runtime state, one per process. */
+struct hp_runtime {
+	struct hp_config cfg;
+	int initialized;
+	int active;                    /* sampling/probes on */
+	pid_t pid;
+	int rank, nranks;              /* -1 when not MPI */
+	uint64_t start_ns, end_ns;
+	uint64_t start_tsc;
+	double tsc_hz;
+	int sig;                       /* the sampling signal */
+	const struct hp_source_ops *source;
+	char source_event[64];         /* event actually opened */
+	uint64_t period;               /* in the source's unit */
+	char source_unit[16];          /* "ns" or "events" */
+	char source_why[512];          /* why the stronger sources were not used */
+	char out_dir[4096];
+	char program[256];
+	struct hp_thread *threads;     /* list head (lock: hp_threads_lock) */
+	uint32_t nthreads;
+	int partial;                   /* set when written from a fatal signal */
+	int written;
+};
+
+HP_EXPORT extern struct hp_runtime hp_rt;
+
+/* The calling thread's state, creating it if needed (not from a signal). */
+HP_EXPORT struct hp_thread *hp_thread_get(void);
+/* The calling thread's state or NULL.  Signal-safe (one TLS load). */
+HP_EXPORT struct hp_thread *hp_thread_self(void);
+
+/* TSC read, serialising nothing.  Signal-safe. */
+static inline uint64_t hp_rdtsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* CLOCK_MONOTONIC in ns.  Signal-safe. */
+HP_EXPORT uint64_t hp_now_ns(void);
+
+/* Log one line to stderr with write(2), prefixed "hyprof: ".  Signal-safe;
+ * formats only %s %d %u %lu %llu %x %p. */
+HP_EXPORT void hp_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Write this process's profile now (exit, exec, fatal signal).  Safe to call
+ * more than once: later calls rewrite the file.  `partial` marks the file.
+ * Signal-safe (uses the signal-safe writer). */
+HP_EXPORT int hp_write_profile(int partial, const char *why);
+
+/* Extension sections: parts of the runtime (MPI wrappers, cost system,
+ * critical path) register a callback that writes their sections.  Called
+ * from hp_write_profile(), so callbacks must be signal-safe too. */
+struct hp_writer;
+typedef int (*hp_section_writer_fn)(struct hp_writer *w, void *arg);
+HP_EXPORT int hp_register_section_writer(hp_section_writer_fn fn, void *arg);
+
+/* Called when the MPI rank becomes known (MPI_Init wrapper). */
+HP_EXPORT void hp_set_rank(int rank, int nranks);
+
+#endif

@@ -1,0 +1,22 @@
+#!/bin/sh
+# Install what hyprof needs to build and test on Debian 12, only what is missing.
+# Usage: scripts/install-deps.sh [--browser]   (--browser adds chromium for the HTML tests)
+set -e
+PKGS="build-essential cmake pkg-config libpapi-dev papi-tools libunwind-dev \
+libopenmpi-dev openmpi-bin libdw-dev libelf-dev libpfm4-dev zlib1g-dev \
+libprotobuf-c-dev protobuf-c-compiler gfortran python3 tmux linux-perf"
+[ "$1" = "--browser" ] && PKGS="$PKGS chromium nodejs npm"
+missing=""
+for p in $PKGS; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+# node may come from outside Debian (a newer node already on PATH): keep it.
+if command -v node >/dev/null 2>&1; then
+  missing=$(echo "$missing" | sed 's/ nodejs//; s/ npm//')
+fi
+[ -z "$(echo $missing)" ] && exit 0
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO=sudo
+echo "install-deps: installing:$missing"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
