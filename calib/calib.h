@@ -28,7 +28,26 @@ struct hp_calib {
 	struct hp_dist piggyback; /* one MPI piggyback (filled by mpiwrap) */
 	double duration_ms;     /* how long calibration took */
 	int done;
+	/* added by counting/calib (issue 3) */
+	struct hp_dist sample_kernel; /* signal delivery outside the handler (lower bound) */
+	struct hp_dist tsc;     /* tsc_hz measurements (Hz, not ns) when measured */
+	double probe_delay_ns;  /* injected test delay included in the probe costs */
+	char tsc_method[64];    /* "cpuid 0x15" | "measured vs CLOCK_MONOTONIC_RAW ..." */
+	char method[64];        /* "startup" | "full" | "skipped (HYPROF_CALIBRATE=0)" */
+	char sample_method[160];/* how `sample` was obtained */
+	double cpuinfo_mhz;     /* /proc/cpuinfo "cpu MHz" of cpu0, for comparison */
+	int tsc_invariant;      /* CPUID 0x80000007 EDX bit 8 */
 };
+
+/* Measure everything into `out` on the calling thread, with real probes on
+ * a private thread state (the profile is not touched).  full=0: the start-up
+ * budget (a few ms after the TSC frequency); full=1: ten times the trials
+ * (`hyprof calibrate`).  Returns 0 or -errno.  Not signal-safe. */
+HP_EXPORT int hp_calib_measure(struct hp_calib *out, int full);
+/* Re-run with full=1 into hp_calib (so the profile carries the full values). */
+HP_EXPORT int hp_calib_full(void);
+/* Distribution of n values (sorted in place): min, median, p90-p10. */
+struct hp_dist hp_dist_of(double *v, uint32_t n);
 
 HP_EXPORT extern struct hp_calib hp_calib;
 

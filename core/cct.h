@@ -49,6 +49,7 @@ struct cct_node {
 	uint64_t clamped;      /* calls whose compensated time was clamped at 0 */
 	uint64_t skipped;      /* calls not counted while regulated off */
 	uint64_t meas_samples; /* samples that landed in probe code under this node */
+	uint64_t reserved;     /* 0; pads the node to 128 bytes (two cache lines) */
 };
 
 struct cct {

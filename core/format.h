@@ -40,6 +40,7 @@ enum hp_sec_type {
 	HP_SEC_REGIONS = 5,   /* region table: struct hp_region_rec + name + file */
 	HP_SEC_COST = 6,      /* kv: the cost system's totals */
 	HP_SEC_BUDGET = 7,    /* kv + records: what the overhead budget regulated */
+	HP_SEC_COUNTING = 8,  /* kv: probes: effective mode, probes seen, filter, folding (docs/probes.md) */
 	HP_SEC_MPI = 16,      /* kv: per-rank MPI summary, compensation */
 	HP_SEC_MPI_SITES = 17,/* per call site and peer statistics */
 	HP_SEC_MPI_RANKS = 18,/* merged profiles: one kv block per rank */
@@ -80,6 +81,8 @@ struct hp_writer {
 	uint64_t sec_start;   /* offset of the open section's header, or ~0 */
 	char tmp[4096];       /* temporary path */
 	char final[4096];     /* path after rename */
+	uint32_t buf_len;     /* bytes in buf not yet written to fd */
+	uint8_t buf[16384];   /* write buffer (few syscalls, no malloc) */
 };
 
 /* Create `path`.tmp.<pid>; returns 0 or -errno.  Signal-safe. */

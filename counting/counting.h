@@ -9,5 +9,13 @@
 int hp_counting_init(void);
 /* Per-thread set-up: map the shadow stack, create the probe tree root. */
 int hp_counting_thread_init(struct hp_thread *t);
+/* Close the open probe frames of `t` as if the calls returned now (process
+ * exit while functions are still active, e.g. exit() called inside main):
+ * their counts stay, and in measured mode their inclusive times are added.
+ * Call on the exiting thread, or for a thread that has finished, before the
+ * profile's thread sections are written.  Signal-safe. */
+void hp_counting_thread_flush(struct hp_thread *t);
+/* Probes return at once from now on (teardown).  Signal-safe. */
+void hp_counting_shutdown(void);
 
 #endif

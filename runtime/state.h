@@ -9,6 +9,7 @@
 #define HYPROF_RUNTIME_STATE_H
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -38,6 +39,8 @@ struct hp_frame {
 	uint64_t child_incl;  /* raw inclusive cycles of direct children */
 	uint64_t child_comp;  /* compensated inclusive cycles of direct children */
 	uint64_t fn;          /* key that was entered (to check exit matches) */
+	uint64_t handler_at;  /* thread's handler_cycles at entry (measured mode) */
+	uint64_t samples_at;  /* thread's samples + meas_samples at entry (measured mode) */
 };
 
 /* Per-thread sample source state; each source uses what it needs. */
@@ -149,5 +152,12 @@ HP_EXPORT int hp_register_section_writer(hp_section_writer_fn fn, void *arg);
 
 /* Called when the MPI rank becomes known (MPI_Init wrapper). */
 HP_EXPORT void hp_set_rank(int rank, int nranks);
+
+/* The exit summary line `hyprof: app: N samples (M dropped), task-clock @
+ * 5000000ns, profile DIR` is extended by this hook (the cost system's
+ * overhead range): fn writes a fragment such as `overhead 0.4%..0.6%` into
+ * buf and returns its length (0 or negative: nothing appended).  Called once
+ * at normal exit, outside signal context. */
+HP_EXPORT void hp_set_summary_hook(int (*fn)(char *buf, size_t len));
 
 #endif

@@ -29,7 +29,18 @@ struct hp_source_ops {
 	 * the period of this sample and re-arms.  Signal-safe. */
 	int (*on_signal)(struct hp_thread *t, siginfo_t *si, uint64_t *period);
 	void (*close)(void);
+	/* Name of the event open() chose ("task-clock", "cycles:u"), valid
+	 * after a successful open(). */
+	const char *(*event_name)(void);
+	/* Stop (on = 0) or restart (on = 1) delivery on thread t from any
+	 * thread (exit, exec, fatal signal).  NULL when the source cannot; the
+	 * handler then drops samples while the runtime is paused.  Signal-safe. */
+	void (*pause)(struct hp_thread *t, int on);
 };
+/* open() conventions: -ENOENT means "this source does not know `event`"
+ * (the choice then tries the next source without recording a refusal);
+ * on success `why` may hold a note (e.g. "task-clock refused, using
+ * cpu-clock") that the choice appends to hp_rt.source_why. */
 
 extern const struct hp_source_ops *const hp_sources[];
 extern const size_t hp_nsources;

@@ -104,6 +104,7 @@ struct hp_model {
 	size_t nprofs;
 	double total;                /* root total of the primary metric */
 	char *join_note;             /* how counts and samples were joined */
+	void *priv;                  /* model.c's private state (builder, symbols) */
 };
 
 /* Load every profile in `path` (a directory, or one .hyp file).  Returns 0

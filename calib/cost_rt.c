@@ -1,0 +1,773 @@
+/* calib/cost_rt.c - the cost system in the runtime: totals of every thread,
+ * section HP_SEC_COST, the exit summary's overhead range, and the cost
+ * controller thread (interval predictions and the budget's intervals).
+ *
+ * The controller is one thread created with the real pthread_create (it is
+ * not a thread of the program: never sampled, no probe state), all signals
+ * blocked.  Every interval (5, 10, 20 ms after start, then every
+ * HP_COST_TICK_MS) it reads every thread's probe tree and counters (reads
+ * only: the owners keep writing), updates the probe points' observed rates,
+ * closes the interval's prediction and opens the next, keeps statistics of
+ * the observed cost per interval (Hollingsworth & Miller, Fig. 4), and runs
+ * the budget (calib/budget_rt.c).  Its own CPU time is measured and counted
+ * as measurement cost ("control").
+ *
+ * Measurement code for the sampler: at start-up the whole executable text
+ * of libhyprof.so and the PLT entries through which programs call
+ * __cyg_profile_func_enter/exit are registered as measurement ranges, so a
+ * sample in a helper the probes call (hp_thread_self, cct__child) or in the
+ * PLT stub counts as direct probe cost instead of program time.
+ *
+ * Signal-safe: hp_cost_now(), the section writer and hp_cost_summary_hook's
+ * arithmetic (no malloc, no stdio, no locks; reads counters).  The rest is
+ * not (set-up, the controller thread).
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "calib/budget.h"
+#include "calib/calib.h"
+#include "calib/cost.h"
+#include "calib/cost_priv.h"
+#include "core/format.h"
+#include "runtime/state.h"
+#include "sampler/sampler.h"
+
+#define HP_COST_TICK_MS 50
+
+struct hp_cost_points hp_cpts;
+
+static struct {
+	int inited;
+	int running;             /* controller thread started */
+	volatile int stop;       /* asks the controller to stop (profile written) */
+	volatile int in_tick;    /* the controller is inside a tick */
+	pthread_t thread;
+	clockid_t ctl_clock;     /* the controller's CPU clock */
+	int ctl_clock_ok;
+	double startup_s;        /* process CPU time when the runtime was set up */
+	double ctl_prev_s;       /* controller CPU at the last tick */
+	double ctl_final_s;      /* controller CPU when it stopped */
+	uint64_t start_ns;       /* CLOCK_MONOTONIC of the first interval's start */
+	uint64_t last_ns;        /* end of the last interval */
+	double cpu_prev_s;       /* process CPU time at the last tick */
+	/* prediction */
+	struct hp_pred pred;
+	double next_probes, next_sampling; /* forecast of the open interval */
+	/* totals at the last tick, for interval deltas */
+	uint64_t prev_events, prev_meas_period, prev_taken, prev_handler, prev_skips;
+	/* observed cost per interval, as a fraction of the interval's CPU time */
+	uint32_t nint;
+	double rate_sum, rate_sq, rate_max;
+	double kappa;            /* direct / ideal of the probes so far (>= 1) */
+	uint32_t meas_ranges;    /* measurement ranges registered */
+} C;
+
+/* ---- clocks ------------------------------------------------------------ */
+
+static double ts_s(const struct timespec *ts)
+{
+	return (double)ts->tv_sec + (double)ts->tv_nsec * 1e-9;
+}
+
+static double clock_s(clockid_t id)
+{
+	struct timespec ts;
+	return clock_gettime(id, &ts) == 0 ? ts_s(&ts) : 0.0;
+}
+
+/* The controller's CPU time so far (from any thread).  Signal-safe. */
+static double control_s(void)
+{
+	if (!C.running)
+		return C.ctl_final_s;
+	if (!C.ctl_clock_ok)
+		return C.ctl_prev_s;
+	double s = clock_s(C.ctl_clock);
+	return s > 0 ? s : C.ctl_prev_s;
+}
+
+/* ---- totals of every thread -------------------------------------------- */
+
+struct totals {
+	uint64_t events, meas_samples, meas_period, period, taken, handler;
+	uint32_t live;
+};
+
+static void gather_totals(struct totals *tt)
+{
+	memset(tt, 0, sizeof(*tt));
+	for (struct hp_thread *t = __atomic_load_n(&hp_rt.threads, __ATOMIC_ACQUIRE); t; t = t->next) {
+		tt->events += t->probe_events;
+		tt->meas_samples += t->meas_samples;
+		tt->meas_period += t->meas_period;
+		tt->handler += t->handler_cycles;
+		uint64_t taken = t->samples + t->meas_samples;
+		for (int i = 0; i < HP_DROP_NREASONS; i++)
+			taken += t->dropped[i];
+		tt->taken += taken;
+		tt->live += !t->exited;
+	}
+}
+
+/* Seconds of probe time seen by sampling.  Software clocks count
+ * nanoseconds; for an event count (hardware cycles) the share of the period
+ * is taken of the CPU time. */
+static double direct_s(const struct totals *tt, double cpu_s, uint64_t total_period)
+{
+	if (!strcmp(hp_rt.source_unit, "ns"))
+		return (double)tt->meas_period * 1e-9;
+	return total_period ? (double)tt->meas_period / (double)total_period * cpu_s : 0.0;
+}
+
+/* Calibrated cost of one probe pair in the mode that ran, seconds. */
+static double pair_s(void)
+{
+	switch (hp_rt.cfg.mode) {
+	case HP_MODE_HYBRID:
+		return hp_calib.count_probe.median * 1e-9;
+	case HP_MODE_MEASURED:
+		return hp_calib.timed_probe.median * 1e-9;
+	}
+	return 0.0;
+}
+
+static uint64_t sample_period_total(void)
+{
+	uint64_t p = 0;
+	for (struct hp_thread *t = __atomic_load_n(&hp_rt.threads, __ATOMIC_ACQUIRE); t; t = t->next) {
+		uint32_t n = t->sample.nodes ? __atomic_load_n(&t->sample.n, __ATOMIC_ACQUIRE) : 0;
+		for (uint32_t i = 0; i < n && i < t->sample.cap; i++)
+			p += t->sample.nodes[i].period;
+		p += t->meas_period;
+	}
+	return p;
+}
+
+/* Forecast of the interval still open (last tick .. now): part of the
+ * prediction when the profile is written between two ticks. */
+static double open_forecast(uint64_t now)
+{
+	if (!C.last_ns || now <= C.last_ns)
+		return 0;
+	double dt = (double)(now - C.last_ns) * 1e-9;
+	double full = (double)HP_COST_TICK_MS * 1e-3;
+	double f = C.next_probes + C.next_sampling;
+	/* The forecast was made for a whole interval: pro rata. */
+	return f * (dt < full ? dt / full : 1.0);
+}
+
+void hp_cost_now(struct hp_cost_in *in, struct hp_cost *out)
+{
+	struct totals tt;
+	gather_totals(&tt);
+	memset(in, 0, sizeof(*in));
+	uint64_t now = hp_now_ns();
+	uint64_t end = hp_rt.end_ns ? hp_rt.end_ns : now;
+	in->mode = hp_rt.cfg.mode;
+	in->run_s = end > hp_rt.start_ns ? (double)(end - hp_rt.start_ns) * 1e-9 : 0;
+	in->cpu_s = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+	in->probe_events = tt.events;
+	uint64_t roots = 0, nested = 0;
+	hp_budget_skips(&roots, &nested);
+	in->skipped_events = roots + nested;
+	in->pair_s = pair_s();
+	in->skip_pair_s = hp_budget_skip_pair_s();
+	in->direct_s = direct_s(&tt, in->cpu_s,
+				strcmp(hp_rt.source_unit, "ns") ? sample_period_total() : 0);
+	in->direct_samples = tt.meas_samples;
+	in->samples_taken = tt.taken;
+	/* Start-up calibration measures the kernel's part of a sample (a signal
+	 * round trip with an empty handler); this run's handler is measured. */
+	in->sample_s = hp_calib.sample_kernel.n ? hp_calib.sample_kernel.median * 1e-9
+						: hp_calib.sample.median * 1e-9;
+	in->sample_kernel_only = hp_calib.sample_kernel.n > 0;
+	double hz = hp_calib.tsc_hz > 0 ? hp_calib.tsc_hz : hp_rt.tsc_hz;
+	in->handler_s = hz > 0 ? (double)tt.handler / hz : 0;
+	in->startup_s = C.startup_s;
+	in->control_s = control_s();
+	in->predicted_s = C.pred.total + open_forecast(now);
+	in->z = HP_COST_Z;
+	hp_cost_compute(in, out);
+}
+
+/* ---- HP_SEC_COST ---------------------------------------------------------- */
+
+static int kv_f(struct hp_writer *w, const char *k, double v, int rc)
+{
+	return rc ? rc : hp_writer_kv_f64(w, k, v);
+}
+
+static int kv_u(struct hp_writer *w, const char *k, uint64_t v, int rc)
+{
+	return rc ? rc : hp_writer_kv_u64(w, k, v);
+}
+
+static int cost_write(struct hp_writer *w, void *arg)
+{
+	(void)arg;
+	/* The controller stops here: what follows reads its tables. */
+	C.stop = 1;
+	for (int i = 0; i < 2000 && C.in_tick; i++) {
+		struct timespec ts = {0, 50000};
+		nanosleep(&ts, NULL);
+	}
+	struct hp_cost_in in;
+	struct hp_cost c;
+	hp_cost_now(&in, &c);
+	int rc = hp_writer_begin(w, HP_SEC_COST);
+	rc = rc ? rc : hp_writer_kv_str(w, "mode", hp_mode_name(hp_rt.cfg.mode));
+	rc = kv_f(w, "run_time", c.run, rc);
+	rc = kv_f(w, "cpu_time", c.cpu, rc);
+	rc = kv_f(w, "direct", c.direct, rc);
+	rc = kv_f(w, "direct_err", c.direct_err, rc);
+	rc = kv_f(w, "ideal", c.ideal, rc);
+	rc = kv_f(w, "cache", c.cache, rc);
+	rc = kv_f(w, "probes", c.probes_low, rc);
+	rc = kv_f(w, "probes.high", c.probes_high, rc);
+	rc = kv_f(w, "sampling", c.sampling, rc);
+	rc = kv_f(w, "sampling.low", c.sampling_low, rc);
+	rc = kv_f(w, "sampling.high", c.sampling_high, rc);
+	rc = kv_f(w, "sampling.measured", c.sampling_measured, rc);
+	rc = kv_f(w, "sampling.ideal", c.sampling_ideal, rc);
+	rc = kv_f(w, "startup", in.startup_s, rc);
+	rc = kv_f(w, "control", in.control_s, rc);
+	rc = kv_f(w, "fixed", c.fixed, rc);
+	rc = kv_f(w, "low", c.low, rc);
+	rc = kv_f(w, "high", c.high, rc);
+	rc = kv_f(w, "predicted", c.predicted, rc);
+	rc = kv_f(w, "predicted.probes", C.pred.probes, rc);
+	rc = kv_f(w, "predicted.sampling", C.pred.sampling, rc);
+	rc = kv_u(w, "predicted.intervals", C.pred.intervals, rc);
+	rc = kv_f(w, "predicted.guess_rate", C.pred.guess_rate, rc);
+	static const char *const fk[] = {"frac.direct", "frac.ideal", "frac.cache", "frac.probes",
+					 "frac.sampling", "frac.low", "frac.high", "frac.predicted"};
+	double fv[] = {c.direct, c.ideal, c.cache, c.probes_low, c.sampling, c.low, c.high,
+		       c.predicted};
+	for (size_t i = 0; i < sizeof(fv) / sizeof(fv[0]); i++)
+		rc = kv_f(w, fk[i], hp_cost_frac(&c, fv[i]), rc);
+	rc = kv_u(w, "probe_events", in.probe_events, rc);
+	rc = kv_u(w, "skipped_events", in.skipped_events, rc);
+	rc = kv_u(w, "meas_samples", in.direct_samples, rc);
+	rc = kv_u(w, "samples_taken", in.samples_taken, rc);
+	rc = kv_f(w, "pair_ns", in.pair_s * 1e9, rc);
+	rc = kv_f(w, "skip_pair_ns", in.skip_pair_s * 1e9, rc);
+	rc = kv_f(w, "sample_kernel_us", in.sample_s * 1e6, rc);
+	rc = kv_f(w, "handler_us", in.samples_taken ? in.handler_s / (double)in.samples_taken * 1e6
+						     : 0.0, rc);
+	rc = kv_u(w, "measurement_ranges", C.meas_ranges, rc);
+	/* Observed cost per controller interval, as a fraction of the CPU time
+	 * of the interval: Hollingsworth & Miller's Fig. 4 columns. */
+	double avg = C.nint ? C.rate_sum / C.nint : 0;
+	double var = C.nint > 1 ? (C.rate_sq - C.nint * avg * avg) / (C.nint - 1) : 0;
+	rc = kv_u(w, "intervals", C.nint, rc);
+	rc = kv_f(w, "interval.avg", avg, rc);
+	rc = kv_f(w, "interval.max", C.rate_max, rc);
+	rc = kv_f(w, "interval.std", var > 0 ? __builtin_sqrt(var) : 0, rc);
+	rc = kv_f(w, "kappa", C.kappa, rc);
+	rc = kv_u(w, "points", hp_cpts.n, rc);
+	rc = kv_u(w, "points_full", hp_cpts.full, rc);
+	rc = rc ? rc : hp_writer_end(w);
+	int rb = hp_budget_active() ? hp_budget_write(w) : 0;
+	return rc ? rc : rb;
+}
+
+int hp_cost_summary_hook(char *buf, size_t len)
+{
+	struct hp_cost_in in;
+	struct hp_cost c;
+	hp_cost_now(&in, &c);
+	return (int)hp_cost_summary(&c, buf, len);
+}
+
+/* ---- probe points ----------------------------------------------------------- */
+
+static uint32_t key_hash(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	return (uint32_t)k;
+}
+
+/* Index of the point for `key`, added if new; -1 when the table is full. */
+static int point_of(uint64_t key, int region)
+{
+	uint32_t h = key_hash(key) & (HP_COST_HASH - 1);
+	for (uint32_t i = 0; i < HP_COST_HASH; i++, h = (h + 1) & (HP_COST_HASH - 1)) {
+		uint32_t v = hp_cpts.hash[h];
+		if (v && hp_cpts.pred[v - 1].key == key)
+			return (int)(v - 1);
+		if (!v)
+			break;
+	}
+	uint32_t n = hp_cpts.n;
+	if (n >= HP_COST_MAXPTS) {
+		hp_cpts.full++;
+		return -1;
+	}
+	memset(&hp_cpts.pred[n], 0, sizeof(hp_cpts.pred[n]));
+	memset(&hp_cpts.pol[n], 0, sizeof(hp_cpts.pol[n]));
+	hp_cpts.pred[n].key = key;
+	hp_cpts.pol[n].key = key;
+	hp_cpts.pol[n].fixed = region;
+	hp_cpts.pol[n].on = 1;
+	hp_cpts.calls[n] = hp_cpts.meas[n] = hp_cpts.skips_prev[n] = 0;
+	hp_cpts.on_s[n] = hp_cpts.on_total[n] = hp_cpts.off_total[n] = hp_cpts.rate_off[n] = 0;
+	hp_cpts.enabled[n] = 1;
+	hp_cpts.slot[n] = -1;
+	hp_cpts.flags[n] = region ? HP_PT_REGION : 0;
+	hp_cpts.hash[h] = n + 1;
+	__atomic_store_n(&hp_cpts.n, n + 1, __ATOMIC_RELEASE);
+	return (int)n;
+}
+
+static void *map_array(size_t n, size_t size)
+{
+	void *p = mmap(NULL, n * size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static int points_init(void)
+{
+	const size_t N = HP_COST_MAXPTS;
+	hp_cpts.pred = map_array(N, sizeof(*hp_cpts.pred));
+	hp_cpts.pol = map_array(N, sizeof(*hp_cpts.pol));
+	hp_cpts.calls = map_array(N, sizeof(*hp_cpts.calls));
+	hp_cpts.meas = map_array(N, sizeof(*hp_cpts.meas));
+	hp_cpts.on_s = map_array(N, sizeof(double));
+	hp_cpts.on_total = map_array(N, sizeof(double));
+	hp_cpts.off_total = map_array(N, sizeof(double));
+	hp_cpts.enabled = map_array(N, sizeof(double));
+	hp_cpts.rate_off = map_array(N, sizeof(double));
+	hp_cpts.skips_prev = map_array(N, sizeof(uint64_t));
+	hp_cpts.slot = map_array(N, sizeof(int16_t));
+	hp_cpts.flags = map_array(N, sizeof(uint8_t));
+	hp_cpts.hash = map_array(HP_COST_HASH, sizeof(uint32_t));
+	if (!hp_cpts.pred || !hp_cpts.pol || !hp_cpts.calls || !hp_cpts.meas || !hp_cpts.on_s ||
+	    !hp_cpts.on_total || !hp_cpts.off_total || !hp_cpts.enabled || !hp_cpts.rate_off ||
+	    !hp_cpts.skips_prev || !hp_cpts.slot || !hp_cpts.flags || !hp_cpts.hash)
+		return -ENOMEM;
+	return 0;
+}
+
+static void points_reset(void)
+{
+	if (hp_cpts.hash)
+		memset(hp_cpts.hash, 0, HP_COST_HASH * sizeof(uint32_t));
+	hp_cpts.n = 0;
+	hp_cpts.full = 0;
+}
+
+/* Sum every thread's probe-tree calls and probe-code samples per point.
+ * Returns the number of points before this gather (new ones follow). */
+static uint32_t gather_points(void)
+{
+	uint32_t before = hp_cpts.n;
+	for (uint32_t i = 0; i < hp_cpts.n; i++)
+		hp_cpts.calls[i] = hp_cpts.meas[i] = 0;
+	for (struct hp_thread *t = __atomic_load_n(&hp_rt.threads, __ATOMIC_ACQUIRE); t; t = t->next) {
+		const struct cct *tr = &t->probe;
+		if (!tr->nodes)
+			continue;
+		uint32_t n = __atomic_load_n(&tr->n, __ATOMIC_ACQUIRE);
+		if (n > tr->cap)
+			n = tr->cap;
+		for (uint32_t i = 1; i < n; i++) {
+			const struct cct_node *nd = &tr->nodes[i];
+			uint32_t fl = nd->flags;
+			if (fl & (CCT_F_REDIRECT | CCT_F_EXCLUDED))
+				continue;
+			int p = point_of(nd->key, (fl & CCT_F_REGION) != 0);
+			if (p < 0)
+				continue;
+			hp_cpts.calls[p] += nd->calls;
+			hp_cpts.meas[p] += nd->meas_samples;
+		}
+	}
+	return before;
+}
+
+/* ---- the controller ---------------------------------------------------------- */
+
+static void tick(uint64_t now)
+{
+	double dt = (double)(now - C.last_ns) * 1e-9;
+	if (dt <= 0)
+		return;
+	uint32_t new_from = gather_points();
+	uint32_t n = hp_cpts.n;
+	struct totals tt;
+	gather_totals(&tt);
+	double cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+	double ctl = C.ctl_clock_ok ? clock_s(C.ctl_clock) : 0;
+	double hz = hp_calib.tsc_hz > 0 ? hp_calib.tsc_hz : hp_rt.tsc_hz;
+	double pair = pair_s();
+	uint64_t roots = 0, nested = 0;
+	hp_budget_skips(&roots, &nested);
+
+	/* Close the interval's prediction and learn the observed rates. */
+	hp_pred__close(&C.pred, hp_cpts.pred, n, new_from, hp_cpts.calls, hp_cpts.on_s, dt,
+		       C.next_probes, C.next_sampling);
+
+	/* What this interval cost, by the same model as the profile's range. */
+	uint64_t d_events = tt.events - C.prev_events;
+	uint64_t d_meas = tt.meas_period - C.prev_meas_period;
+	uint64_t d_taken = tt.taken - C.prev_taken;
+	uint64_t d_handler = tt.handler - C.prev_handler;
+	uint64_t d_skips = roots + nested - C.prev_skips;
+	double ideal = (double)d_events * pair + (double)d_skips * hp_budget_skip_pair_s();
+	double direct = !strcmp(hp_rt.source_unit, "ns") ? (double)d_meas * 1e-9 : ideal;
+	double ksample = (hp_calib.sample_kernel.n ? hp_calib.sample_kernel.median
+						   : hp_calib.sample.median) * 1e-9;
+	double sampling = (double)d_taken * ksample + (hz > 0 ? (double)d_handler / hz : 0);
+	double d_ctl = ctl - C.ctl_prev_s;
+	double cost = (direct > ideal ? direct : ideal) + sampling + (d_ctl > 0 ? d_ctl : 0);
+	double d_cpu = cpu - C.cpu_prev_s;
+	double work = d_cpu - cost; /* the program's own CPU seconds */
+	if (d_cpu > 0 && C.prev_taken + C.prev_events > 0) {
+		double r = cost / d_cpu;
+		if (r > 1)
+			r = 1;
+		C.nint++;
+		C.rate_sum += r;
+		C.rate_sq += r * r;
+		if (r > C.rate_max)
+			C.rate_max = r;
+	}
+	/* kappa: how much more the probes cost than calibrated (cache misses),
+	 * from all samples so far; used to scale the budget's estimates. */
+	double tdirect = !strcmp(hp_rt.source_unit, "ns") ? (double)tt.meas_period * 1e-9 : 0;
+	double tideal = (double)tt.events * pair + (double)(roots + nested) * hp_budget_skip_pair_s();
+	C.kappa = 1;
+	if (tt.meas_samples >= 30 && tideal > 0) {
+		double k = tdirect / tideal;
+		C.kappa = k < 1 ? 1 : k > 4 ? 4 : k;
+	}
+
+	C.prev_events = tt.events;
+	C.prev_meas_period = tt.meas_period;
+	C.prev_taken = tt.taken;
+	C.prev_handler = tt.handler;
+	C.prev_skips = roots + nested;
+	C.cpu_prev_s = cpu;
+	C.ctl_prev_s = ctl;
+
+	/* The budget decides who runs in the next interval. */
+	double freq = !strcmp(hp_rt.source_unit, "ns") && hp_rt.period
+			      ? 1e9 / (double)hp_rt.period
+			      : (double)hp_rt.cfg.freq;
+	double per_sample = ksample + (tt.taken && hz > 0 ? (double)tt.handler / hz / (double)tt.taken
+							   : 0);
+	for (uint32_t i = 0; i < n; i++) {
+		hp_cpts.on_s[i] = 1e30; /* enabled all the next interval... */
+		hp_cpts.enabled[i] = 1; /* ...unless the budget says otherwise */
+	}
+	if (hp_budget_active()) {
+		struct hp_cost_interval iv = {
+			.dt = dt,
+			.now_s = (double)(now - C.start_ns) * 1e-9,
+			.work = work > 0 ? work / dt : 0,
+			.floor = (double)tt.live * freq * per_sample + (d_ctl > 0 ? d_ctl / dt : 0),
+			.pair_s = pair,
+			.kappa = C.kappa,
+			.new_from = new_from,
+		};
+		hp_budget_tick(&iv);
+	}
+
+	/* Forecast the next interval from what is known now. */
+	double next_dt = (double)HP_COST_TICK_MS * 1e-3;
+	double probes = 0;
+	double f = hp_pred__forecast(&C.pred, hp_cpts.pred, n, hp_cpts.enabled, next_dt, pair,
+				     (int)(tt.live ? tt.live : 1), hp_rt.source ? freq : 0, per_sample,
+				     &probes);
+	C.next_probes = probes;
+	C.next_sampling = f - probes;
+	C.last_ns = now;
+}
+
+static void *controller(void *arg)
+{
+	(void)arg;
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	C.ctl_prev_s = clock_s(CLOCK_THREAD_CPUTIME_ID);
+	/* First intervals short, so a program that starts probe-heavy is
+	 * regulated (and its prediction corrected) within milliseconds. */
+	static const long first_ms[] = {5, 5, 10, 20};
+	for (unsigned k = 0; !C.stop; k++) {
+		long ms = k < sizeof(first_ms) / sizeof(first_ms[0]) ? first_ms[k] : HP_COST_TICK_MS;
+		struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+			;
+		if (C.stop)
+			break;
+		__atomic_store_n(&C.in_tick, 1, __ATOMIC_SEQ_CST);
+		if (!C.stop)
+			tick(hp_now_ns());
+		__atomic_store_n(&C.in_tick, 0, __ATOMIC_SEQ_CST);
+	}
+	C.ctl_final_s = clock_s(CLOCK_THREAD_CPUTIME_ID);
+	C.running = 0;
+	return NULL;
+}
+
+typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+static int controller_start(void)
+{
+	static pthread_create_fn real;
+	if (!real)
+		real = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+	if (!real)
+		return -ENOSYS;
+	C.stop = 0;
+	C.start_ns = C.last_ns = hp_now_ns();
+	C.cpu_prev_s = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+	pthread_attr_t a;
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&a, 64 * 1024);
+	int rc = real(&C.thread, &a, controller, NULL);
+	pthread_attr_destroy(&a);
+	if (rc)
+		return -rc;
+	C.running = 1;
+	C.ctl_clock_ok = pthread_getcpuclockid(C.thread, &C.ctl_clock) == 0;
+	pthread_setname_np(C.thread, "hyprof-cost");
+	return 0;
+}
+
+static void state_reset(void)
+{
+	uint64_t now = hp_now_ns();
+	hp_pred__init(&C.pred, HP_PRED_GUESS_RATE);
+	C.next_probes = C.next_sampling = 0;
+	C.prev_events = C.prev_meas_period = C.prev_taken = C.prev_handler = C.prev_skips = 0;
+	C.nint = 0;
+	C.rate_sum = C.rate_sq = C.rate_max = 0;
+	C.kappa = 1;
+	C.start_ns = C.last_ns = now;
+	points_reset();
+}
+
+/* First interval's forecast: nothing observed, the stated guess. */
+static void first_forecast(void)
+{
+	double freq = !strcmp(hp_rt.source_unit, "ns") && hp_rt.period ? 1e9 / (double)hp_rt.period
+									: (double)hp_rt.cfg.freq;
+	double ks = (hp_calib.sample_kernel.n ? hp_calib.sample_kernel.median : hp_calib.sample.median) *
+		    1e-9;
+	double probes = 0;
+	double f = hp_pred__forecast(&C.pred, NULL, 0, NULL, (double)HP_COST_TICK_MS * 1e-3, pair_s(), 1,
+				     hp_rt.source ? freq : 0, ks, &probes);
+	C.next_probes = probes;
+	C.next_sampling = f - probes;
+}
+
+static void after_fork_child(void)
+{
+	if (!C.inited)
+		return;
+	/* The parent's controller does not exist here; the child's trees were
+	 * reset by the runtime: start over with the child's own data. */
+	C.running = 0;
+	C.in_tick = 0;
+	state_reset();
+	C.startup_s = 0; /* the child did not pay for start-up */
+	hp_budget_after_fork_child();
+	first_forecast();
+	if (controller_start() != 0)
+		hp_log("cost: no controller thread in child %d: predictions stay at the guess",
+		       (int)getpid());
+}
+
+/* ---- measurement ranges ------------------------------------------------------ */
+
+/* The executable segment(s) of libhyprof.so itself. */
+static int own_text(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	uintptr_t me = (uintptr_t)arg;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+		if (me < lo || me >= hi)
+			continue;
+		/* Found our object: register each executable segment. */
+		for (int j = 0; j < info->dlpi_phnum; j++) {
+			const ElfW(Phdr) *q = &info->dlpi_phdr[j];
+			if (q->p_type == PT_LOAD && (q->p_flags & PF_X) &&
+			    hp_register_measurement_range(info->dlpi_addr + q->p_vaddr,
+							  info->dlpi_addr + q->p_vaddr + q->p_memsz) == 0)
+				C.meas_ranges++;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* PLT entries (16 bytes, "jmp *GOT(%rip)" first, possibly after endbr64 and
+ * a bnd prefix) whose GOT slot is the jump slot of a probe symbol. */
+static void plt_scan(uintptr_t lo, uintptr_t hi, const uintptr_t *got, int ngot)
+{
+	for (uintptr_t p = lo & ~(uintptr_t)15; p + 16 <= hi; p += 16) {
+		const unsigned char *c = (const unsigned char *)p;
+		for (int off = 0; off <= 6; off++) {
+			const unsigned char *j = c + off;
+			int pre = j[0] == 0xf2 ? 1 : 0; /* bnd */
+			if (j[pre] != 0xff || j[pre + 1] != 0x25)
+				continue;
+			int32_t rel;
+			memcpy(&rel, j + pre + 2, 4);
+			uintptr_t target = (uintptr_t)(j + pre + 6) + (intptr_t)rel;
+			for (int g = 0; g < ngot; g++)
+				if (target == got[g] && hp_register_measurement_range(p, p + 16) == 0)
+					C.meas_ranges++;
+			break;
+		}
+	}
+}
+
+/* Section headers of the object's file: the ranges of .plt and .plt.sec. */
+static int plt_sections(const char *path, uintptr_t base, uintptr_t *lo, uintptr_t *hi, int max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	int n = 0;
+	ElfW(Ehdr) eh;
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_shentsize != sizeof(ElfW(Shdr)) || eh.e_shnum == 0 || eh.e_shnum > 4096 ||
+	    eh.e_shstrndx >= eh.e_shnum)
+		goto out;
+	static ElfW(Shdr) sh[4096];
+	size_t bytes = (size_t)eh.e_shnum * sizeof(ElfW(Shdr));
+	if (pread(fd, sh, bytes, (off_t)eh.e_shoff) != (ssize_t)bytes)
+		goto out;
+	char names[4096];
+	const ElfW(Shdr) *ss = &sh[eh.e_shstrndx];
+	size_t nl = ss->sh_size < sizeof(names) - 1 ? ss->sh_size : sizeof(names) - 1;
+	if (pread(fd, names, nl, (off_t)ss->sh_offset) != (ssize_t)nl)
+		goto out;
+	names[nl] = 0;
+	for (int i = 0; i < eh.e_shnum && n < max; i++) {
+		if (sh[i].sh_name >= nl)
+			continue;
+		const char *nm = names + sh[i].sh_name;
+		if (!strcmp(nm, ".plt") || !strcmp(nm, ".plt.sec")) {
+			lo[n] = base + sh[i].sh_addr;
+			hi[n] = lo[n] + sh[i].sh_size;
+			n++;
+		}
+	}
+out:
+	close(fd);
+	return n;
+}
+
+static int probe_plts(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	const ElfW(Dyn) *dyn = NULL;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+			dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+	if (!dyn)
+		return 0;
+	uintptr_t jmprel = 0, symtab = 0, strtab = 0;
+	size_t relsz = 0;
+	for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
+		switch (d->d_tag) {
+		case DT_JMPREL: jmprel = d->d_un.d_ptr; break;
+		case DT_PLTRELSZ: relsz = d->d_un.d_val; break;
+		case DT_SYMTAB: symtab = d->d_un.d_ptr; break;
+		case DT_STRTAB: strtab = d->d_un.d_ptr; break;
+		}
+	}
+	if (!jmprel || !relsz || !symtab || !strtab)
+		return 0;
+	/* glibc relocates these tags in place for most objects, not for the
+	 * vdso; an address below the load bias is still file-relative. */
+	if (jmprel < info->dlpi_addr)
+		jmprel += info->dlpi_addr;
+	if (symtab < info->dlpi_addr)
+		symtab += info->dlpi_addr;
+	if (strtab < info->dlpi_addr)
+		strtab += info->dlpi_addr;
+	uintptr_t got[2];
+	int ngot = 0;
+	const ElfW(Rela) *r = (const ElfW(Rela) *)jmprel;
+	for (size_t i = 0; i < relsz / sizeof(*r) && ngot < 2; i++) {
+		if (ELF64_R_TYPE(r[i].r_info) != R_X86_64_JUMP_SLOT)
+			continue;
+		const ElfW(Sym) *s = (const ElfW(Sym) *)symtab + ELF64_R_SYM(r[i].r_info);
+		const char *nm = (const char *)strtab + s->st_name;
+		if (!strcmp(nm, "__cyg_profile_func_enter") || !strcmp(nm, "__cyg_profile_func_exit"))
+			got[ngot++] = info->dlpi_addr + r[i].r_offset;
+	}
+	if (!ngot)
+		return 0;
+	const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : "/proc/self/exe";
+	uintptr_t lo[4], hi[4];
+	int ns = plt_sections(path, info->dlpi_addr, lo, hi, 4);
+	for (int i = 0; i < ns; i++)
+		plt_scan(lo[i], hi[i], got, ngot);
+	return 0;
+}
+
+/* ---- set-up -------------------------------------------------------------------- */
+
+int hp_cost_init(void)
+{
+	if (C.inited || !hp_rt.initialized)
+		return 0;
+	C.inited = 1;
+	C.startup_s = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+	int rc = points_init();
+	if (rc) {
+		hp_log("cost: cannot map the probe-point table (%s): no prediction, no budget",
+		       strerror(-rc));
+		return rc;
+	}
+	dl_iterate_phdr(own_text, (void *)(uintptr_t)hp_cost_init);
+	dl_iterate_phdr(probe_plts, NULL);
+	state_reset();
+	rc = hp_budget_init();
+	if (rc)
+		hp_log("cost: the overhead budget is off (%s)", strerror(-rc));
+	first_forecast();
+	hp_register_section_writer(cost_write, NULL);
+	hp_set_summary_hook(hp_cost_summary_hook);
+	pthread_atfork(NULL, NULL, after_fork_child);
+	rc = controller_start();
+	if (rc)
+		hp_log("cost: no controller thread (%s): predictions stay at the guess%s", strerror(-rc),
+		       hp_budget_active() ? ", the budget cannot regulate" : "");
+	return 0;
+}
+
+/* Until runtime/init.c calls hp_cost_init() at the end of its start-up,
+ * start it from here: hp_runtime_start() is idempotent (pthread_once). */
+void hp_runtime_start(void);
+__attribute__((constructor)) static void cost_ctor(void)
+{
+	hp_runtime_start();
+	hp_cost_init();
+}

@@ -1,0 +1,197 @@
+/* counting/counting.c - set-up of the probes (mode, costs, filter, regions,
+ * per-thread trees) and the HP_SEC_COUNTING section.
+ *
+ * hp_counting_init() and hp_counting_thread_init() run at start-up and at
+ * thread creation (not signal-safe: mmap).  hp_counting_write() and
+ * hp_counting_thread_flush() run from the profile writer: signal-safe.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "calib/calib.h"
+#include "core/format.h"
+#include "counting/counting.h"
+#include "counting/counting_priv.h"
+
+static double ns_to_cycles(double ns)
+{
+	return ns > 0 && hp_calib.tsc_hz > 0 ? ns * hp_calib.tsc_hz / 1e9 : 0;
+}
+
+static uint64_t round_u64(double v)
+{
+	return v > 0 ? (uint64_t)(v + 0.5) : 0;
+}
+
+/* Costs in cycles from the calibration: what each probe adds to the
+ * thread's overhead and delay, and what compensation removes. */
+static void setup_costs(int pmode)
+{
+	double pair = pmode == HP_PM_TIMED ? hp_calib.timed_probe.median
+		      : pmode == HP_PM_COUNT ? hp_calib.count_probe.median
+					     : 0;
+	uint64_t pc = round_u64(ns_to_cycles(pair));
+	hp_probe_g.cost_enter = pc / 2;
+	hp_probe_g.cost_exit = pc - pc / 2;
+	memset(&hp_probe_g.comp, 0, sizeof(hp_probe_g.comp));
+	if (pmode == HP_PM_TIMED && hp_rt.cfg.compensate != HP_COMP_NONE) {
+		hp_probe_g.comp.di = round_u64(ns_to_cycles(hp_calib.di.median));
+		hp_probe_g.comp.pair = pc;
+		hp_probe_g.comp.sample_kernel =
+			round_u64(ns_to_cycles(hp_calib.sample_kernel.median));
+	}
+}
+
+static int hp_counting_write(struct hp_writer *w, void *arg);
+
+int hp_counting_init(void)
+{
+	int pmode = hp_rt.cfg.mode == HP_MODE_MEASURED ? HP_PM_TIMED
+		    : hp_rt.cfg.mode == HP_MODE_HYBRID ? HP_PM_COUNT
+						       : HP_PM_OFF;
+	hp_probe_setup_delay(hp_calib.tsc_hz);
+	setup_costs(pmode);
+	int rc = hp_regions_init();
+	if (rc)
+		hp_log("regions disabled: cannot map the region table (%s)", strerror(-rc));
+	if (hp_rt.cfg.filter[0]) {
+		int n = hp_filter_init(hp_rt.cfg.filter);
+		if (n < 0)
+			hp_log("HYPROF_FILTER ignored: %s", strerror(-n));
+		else if (n == 0 && hp_filter_npatterns() > 0)
+			hp_log("HYPROF_FILTER=\"%s\" matched no function symbol (regions are still matched by name)",
+			       hp_rt.cfg.filter);
+	}
+	hp_register_section_writer(hp_counting_write, NULL);
+	hp_register_section_writer(hp_regions_write, NULL);
+	__atomic_store_n(&hp_probe_g.mode, pmode, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int hp_counting_thread_init(struct hp_thread *t)
+{
+	if (t->stack)
+		return 0;
+	if (!t->probe.nodes) {
+		uint32_t cap = hp_rt.cfg.max_nodes ? hp_rt.cfg.max_nodes : (1u << 18);
+		int rc = cct__init(&t->probe, cap);
+		if (rc)
+			return rc;
+	}
+	void *s = mmap(NULL, HP_STACK_MAX * sizeof(struct hp_frame), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (s == MAP_FAILED)
+		return -errno;
+	t->probe_cur = CCT_ROOT;
+	t->sp = 0;
+	__atomic_store_n(&t->stack, (struct hp_frame *)s, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void hp_counting_thread_flush(struct hp_thread *t)
+{
+	if (!t || !t->stack)
+		return;
+	uint32_t sp = t->sp > HP_STACK_MAX ? HP_STACK_MAX : t->sp;
+	t->sp = sp;
+	if (hp_probe_g.mode == HP_PM_TIMED) {
+		uint64_t now = hp_rdtsc();
+		while (t->sp > 0)
+			hp_probe_pop(t, t->sp - 1, 1, now);
+	} else {
+		while (t->sp > 0)
+			hp_probe_pop(t, t->sp - 1, 0, 0);
+	}
+}
+
+void hp_counting_shutdown(void)
+{
+	__atomic_store_n(&hp_probe_g.mode, HP_PM_OFF, __ATOMIC_RELEASE);
+}
+
+uint64_t hp_counting_probes_seen(void)
+{
+	uint64_t n = 0;
+	for (struct hp_thread *t = hp_rt.threads; t; t = t->next)
+		n += t->probe_events;
+	return n;
+}
+
+const char *hp_counting_mode_effective(char *buf, size_t len)
+{
+	const char *req = hp_mode_name(hp_rt.cfg.mode);
+	if (hp_rt.cfg.mode != HP_MODE_SAMPLED && hp_counting_probes_seen() == 0) {
+		strncpy(buf, "sampled (no probes ran)", len - 1);
+		buf[len - 1] = '\0';
+		return buf;
+	}
+	strncpy(buf, req, len - 1);
+	buf[len - 1] = '\0';
+	return buf;
+}
+
+/* HP_SEC_COUNTING: a kv block (docs/probes.md lists the keys).  Signal-safe:
+ * walks the thread list without the lock (threads are only ever added at
+ * the head, fully set up) and reads the trees. */
+static int hp_counting_write(struct hp_writer *w, void *arg)
+{
+	uint64_t probes = 0, folded = 0, redirects = 0, overflow = 0, mismatch = 0, full = 0;
+	uint64_t clamped = 0, removed = 0, excluded = 0, nthreads = 0, regions_hit = 0;
+	for (struct hp_thread *t = hp_rt.threads; t; t = t->next) {
+		probes += t->probe_events;
+		overflow += t->stack_overflow;
+		mismatch += t->exit_mismatch;
+		full += t->probe.full;
+		if (t->probe_events)
+			nthreads++;
+		uint32_t n = t->probe.n;
+		for (uint32_t i = 1; i < n && t->probe.nodes; i++) {
+			const struct cct_node *c = &t->probe.nodes[i];
+			folded += (c->flags & CCT_F_FOLDED) != 0;
+			redirects += (c->flags & CCT_F_REDIRECT) != 0;
+			excluded += (c->flags & CCT_F_EXCLUDED) != 0;
+			regions_hit += (c->flags & CCT_F_REGION) && c->calls;
+			clamped += c->clamped;
+			if (c->parent == CCT_ROOT && c->incl > c->incl_comp)
+				removed += c->incl - c->incl_comp;
+		}
+	}
+	char mode[64];
+	hp_counting_mode_effective(mode, sizeof(mode));
+	int timed = hp_probe_g.mode == HP_PM_TIMED ||
+		    (hp_rt.cfg.mode == HP_MODE_MEASURED && probes);
+	int rc = hp_writer_begin(w, HP_SEC_COUNTING);
+	rc = rc ? rc : hp_writer_kv_str(w, "mode_requested", hp_mode_name(hp_rt.cfg.mode));
+	rc = rc ? rc : hp_writer_kv_u64(w, "mode_set", (uint64_t)hp_rt.cfg.mode_set);
+	rc = rc ? rc : hp_writer_kv_str(w, "mode_effective", mode);
+	rc = rc ? rc : hp_writer_kv_u64(w, "probes_seen", probes);
+	rc = rc ? rc : hp_writer_kv_u64(w, "threads_with_probes", nthreads);
+	rc = rc ? rc : hp_writer_kv_u64(w, "regions", hp_regions ? hp_nregions : 0);
+	rc = rc ? rc : hp_writer_kv_u64(w, "folded_nodes", folded);
+	rc = rc ? rc : hp_writer_kv_u64(w, "folded_paths", redirects);
+	rc = rc ? rc : hp_writer_kv_u64(w, "excluded_nodes", excluded);
+	rc = rc ? rc : hp_writer_kv_u64(w, "stack_overflow", overflow);
+	rc = rc ? rc : hp_writer_kv_u64(w, "exit_mismatch", mismatch);
+	rc = rc ? rc : hp_writer_kv_u64(w, "tree_full", full);
+	rc = rc ? rc : hp_writer_kv_u64(w, "test_probe_delay_ns", hp_rt.cfg.test_probe_delay_ns);
+	rc = rc ? rc : hp_filter_write_kv(w);
+	rc = rc ? rc : hp_writer_kv_str(w, "join",
+					 "samples are added to the probe node that was current on their thread "
+					 "when they were taken (same thread, same instant); frames without "
+					 "probes (libc, uninstrumented code) count in their nearest probed caller");
+	const char *comp = !timed ? "none (not measured mode)"
+			   : hp_rt.cfg.compensate == HP_COMP_NONE ? "none"
+								 : "local";
+	rc = rc ? rc : hp_writer_kv_str(w, "compensation", comp);
+	rc = rc ? rc : hp_writer_kv_u64(w, "comp.di_cycles", hp_probe_g.comp.di);
+	rc = rc ? rc : hp_writer_kv_u64(w, "comp.pair_cycles", hp_probe_g.comp.pair);
+	rc = rc ? rc : hp_writer_kv_u64(w, "comp.sample_kernel_cycles", hp_probe_g.comp.sample_kernel);
+	rc = rc ? rc : hp_writer_kv_u64(w, "comp.removed_cycles", removed);
+	rc = rc ? rc : hp_writer_kv_f64(w, "comp.removed_s", hp_cycles_to_s(removed));
+	rc = rc ? rc : hp_writer_kv_u64(w, "comp.clamped", clamped);
+	rc = rc ? rc : hp_writer_kv_u64(w, "cost.enter_cycles", hp_probe_g.cost_enter);
+	rc = rc ? rc : hp_writer_kv_u64(w, "cost.exit_cycles", hp_probe_g.cost_exit);
+	rc = rc ? rc : hp_writer_kv_f64(w, "tsc_hz", hp_calib.tsc_hz);
+	return rc ? rc : hp_writer_end(w);
+}

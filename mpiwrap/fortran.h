@@ -1,0 +1,111 @@
+/* mpiwrap/fortran.h - what the generated Fortran entry points need.
+ *
+ * Open MPI's Fortran bindings (mpif.h, `use mpi`, `use mpi_f08`) call the
+ * PMPI_ C functions directly, so C wrappers never see a Fortran program's
+ * calls.  hyprof therefore defines the Fortran symbols too (mpi_send_,
+ * mpi_send__, mpi_send, MPI_SEND and mpi_send_f08_); each converts its
+ * arguments the way Open MPI's own bindings do and runs the same wrapper
+ * body as the C entry point (docs/mpi.md, "Fortran").
+ *
+ * Fortran passes every argument by reference; MPI_Fint is C int (checked).
+ * The sentinels MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS(ES)_IGNORE are the
+ * addresses of common blocks, recognised by address as Open MPI does.
+ *
+ * Runs in the thread that called MPI.  Not signal-safe (may allocate).
+ */
+#ifndef HYPROF_MPIWRAP_FORTRAN_H
+#define HYPROF_MPIWRAP_FORTRAN_H
+
+#include <mpi.h>
+#include <stdlib.h>
+
+_Static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint must be a C int");
+
+#define HP_FORTRAN_ALIAS(fn, alias) \
+	extern __typeof__(fn) alias __attribute__((alias(#fn), visibility("default")))
+
+/* The Fortran sentinels, under every name mangling a compiler may use. */
+#define HP_FSENTINEL(n)                                         \
+	extern char n __attribute__((weak));                    \
+	extern char n##_ __attribute__((weak));                 \
+	extern char n##__ __attribute__((weak))
+HP_FSENTINEL(mpi_fortran_bottom);
+HP_FSENTINEL(mpi_fortran_in_place);
+HP_FSENTINEL(mpi_fortran_status_ignore);
+HP_FSENTINEL(mpi_fortran_statuses_ignore);
+extern char MPI_FORTRAN_BOTTOM __attribute__((weak));
+extern char MPI_FORTRAN_IN_PLACE __attribute__((weak));
+
+static inline int hp_fis(const void *p, const void *a, const void *b, const void *c, const void *d)
+{
+	return p && (p == a || p == b || p == c || p == d);
+}
+
+static inline void *hp_fbuf(void *p)
+{
+	if (hp_fis(p, &mpi_fortran_bottom, &mpi_fortran_bottom_, &mpi_fortran_bottom__,
+		   &MPI_FORTRAN_BOTTOM))
+		return MPI_BOTTOM;
+	if (hp_fis(p, &mpi_fortran_in_place, &mpi_fortran_in_place_, &mpi_fortran_in_place__,
+		   &MPI_FORTRAN_IN_PLACE))
+		return MPI_IN_PLACE;
+	return p;
+}
+
+static inline int hp_fstatus_ignored(const MPI_Fint *s)
+{
+	return s == MPI_F_STATUS_IGNORE ||
+	       hp_fis(s, &mpi_fortran_status_ignore, &mpi_fortran_status_ignore_,
+		      &mpi_fortran_status_ignore__, NULL);
+}
+
+static inline int hp_fstatuses_ignored(const MPI_Fint *s)
+{
+	return s == MPI_F_STATUSES_IGNORE ||
+	       hp_fis(s, &mpi_fortran_statuses_ignore, &mpi_fortran_statuses_ignore_,
+		      &mpi_fortran_statuses_ignore__, NULL);
+}
+
+/* Request and status arrays: a per-thread buffer for small counts, the
+ * heap above.  Each call uses at most one of each. */
+#define HP_F_SMALL 64
+extern __thread MPI_Request hp_freq_buf[HP_F_SMALL];
+extern __thread MPI_Status hp_fst_buf[HP_F_SMALL];
+
+static inline MPI_Request *hp_freqs_in(const MPI_Fint *f, int n)
+{
+	if (n < 0)
+		n = 0;
+	MPI_Request *c = n <= HP_F_SMALL ? hp_freq_buf : malloc((size_t)n * sizeof(*c));
+	if (!c)
+		return NULL;
+	for (int i = 0; i < n; i++)
+		c[i] = MPI_Request_f2c(f[i]);
+	return c;
+}
+
+static inline void hp_freqs_out(MPI_Fint *f, MPI_Request *c, int n)
+{
+	for (int i = 0; i < n; i++)
+		f[i] = MPI_Request_c2f(c[i]);
+	if (c != hp_freq_buf)
+		free(c);
+}
+
+static inline MPI_Status *hp_fstatuses_alloc(int n)
+{
+	if (n <= 0)
+		n = 1;
+	return n <= HP_F_SMALL ? hp_fst_buf : malloc((size_t)n * sizeof(MPI_Status));
+}
+
+static inline void hp_fstatuses_out(MPI_Fint *f, MPI_Status *c, int n)
+{
+	const int stride = (int)(sizeof(MPI_Status) / sizeof(MPI_Fint));
+	for (int i = 0; i < n; i++)
+		MPI_Status_c2f(&c[i], f + (size_t)i * stride);
+	if (c != hp_fst_buf)
+		free(c);
+}
+
+#endif

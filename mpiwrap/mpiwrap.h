@@ -1,0 +1,303 @@
+/* mpiwrap/mpiwrap.h - internals of libhyprof_mpi.so shared by its files.
+ *
+ * The generated wrappers (build/mpiwrap/wrappers.c, from wrappers.w) call
+ * hp_call_enter(), one class function per kind of MPI call (p2p.c,
+ * complete.c, coll.c, comm.c, init.c) and hp_call_leave().  Per-thread state
+ * is one struct hp_mt per thread that calls MPI, in this library's TLS;
+ * process state is struct hp_mpi.  Tables have a fixed size chosen at
+ * MPI_Init: nothing grows with run time (ALGORITHMS.md section 5).
+ *
+ * Wrappers run in the thread that called MPI, never in a signal handler;
+ * the section writers (section.c) are the only code called from a signal
+ * handler and only read these tables.
+ */
+#ifndef HYPROF_MPIWRAP_MPIWRAP_H
+#define HYPROF_MPIWRAP_MPIWRAP_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mpiwrap/comp.h"
+#include "mpiwrap/fn.h" /* generated: enum hp_mpi_fn, hp_mpi_fn_names[] */
+#include "mpiwrap/pb.h"
+#include "mpiwrap/records.h"
+#include "mpiwrap/reqtab.h"
+#include "runtime/state.h"
+
+#define HP_MPI_API __attribute__((visibility("default")))
+#define HP_LIKELY(x) __builtin_expect(!!(x), 1)
+#define HP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* ---- sizes ------------------------------------------------------------ */
+#define HP_SITES 512          /* call sites per thread (power of 2) */
+#define HP_SPEERS 4096        /* (site, peer) records per thread (power of 2) */
+#define HP_COLLS 256          /* (collective, communicator size) per thread */
+#define HP_SITE_DEPTH 8       /* return addresses kept per site */
+#define HP_TYPECACHE 32       /* datatype facts cached per thread */
+#define HP_STRUCTCACHE 16     /* piggyback struct datatypes cached per thread */
+#define HP_REORDER 32         /* wildcard-receive trackers per thread */
+#define HP_PACK_MAX_DEFAULT 4096 /* packed copy up to this many bytes (bench/mpi) */
+
+/* ---- per-thread state ------------------------------------------------- */
+/* In memory the statistics are in cycles; section.c converts to ns. */
+struct hp_site {
+	uint64_t key;                /* 0 = empty */
+	uint64_t path[HP_MPI_SITE_DEPTH]; /* immutable once the key is set */
+	uint32_t depth, fn, ctx;
+	uint64_t calls, bytes, cyc, wait_raw, wait_comp, max_cyc;
+};
+
+struct hp_speer {
+	uint64_t key;                /* hash of (site key, peer, dir); 0 = empty */
+	uint64_t site;
+	int32_t peer;
+	uint32_t dir;
+	uint64_t msgs, bytes, cyc, wait_raw, wait_comp;
+};
+
+struct hp_collstat {
+	uint64_t key;                /* (fn, comm size) + 1; 0 = empty */
+	uint32_t fn, comm_size;
+	uint64_t calls, bytes, cyc, wait_raw, wait_comp;
+};
+
+#define HP_MAT_COLS 4            /* per peer: sent msgs, sent bytes, received msgs, received bytes */
+
+struct hp_typeinfo {             /* facts about a datatype, cached */
+	MPI_Datatype type;
+	uint64_t epoch;
+	int64_t size;                /* MPI_Type_size */
+	int64_t extent;
+	int contig;                  /* size == extent == true extent, lb == 0 */
+};
+
+struct hp_structtype {           /* {piggyback slot, count x type at buf} */
+	const void *buf;
+	const void *slot;
+	MPI_Datatype type;
+	int count;
+	uint64_t epoch;
+	MPI_Datatype st;             /* committed, MPI_DATATYPE_NULL if empty */
+	uint32_t pb_size;
+};
+
+struct hp_reorder_slot {
+	uintptr_t comm;
+	int tag;
+	int used;
+	struct hp_reorder r;
+};
+
+struct hp_mt {
+	struct hp_thread *t;         /* the runtime's thread (NULL if none) */
+	uint64_t *x, *o;             /* delay x_p and overhead o_p (cycles) */
+	uint64_t own_x, own_o;       /* used when there is no runtime thread */
+	int depth;                   /* wrapper nesting: inner calls pass through */
+	uint32_t index;              /* creation order, 0 = first thread in MPI */
+	int tid;
+
+	struct hp_site *sites;       /* HP_SITES, [0] = "[other]" when full */
+	struct hp_speer *speers;     /* HP_SPEERS */
+	struct hp_collstat *colls;   /* HP_COLLS */
+	uint64_t *mat;               /* world size x HP_MAT_COLS */
+	uint64_t sites_full, speers_full, colls_full;
+
+	struct hp_pb pb_s, pb_r;     /* piggyback slots of blocking calls */
+	char *stage[2];              /* packed copies of blocking calls: send, receive */
+	size_t stage_cap[2];
+	struct hp_typeinfo ti[HP_TYPECACHE];
+	struct hp_structtype sts[HP_STRUCTCACHE];
+	struct hp_reorder_slot ro[HP_REORDER];
+	void *scratch;               /* request/status arrays of Waitall & co. */
+	size_t scratch_cap;
+
+	struct hp_mpi_totals tot;
+	struct hp_mt *next;          /* hp_mpi.threads list */
+};
+
+/* ---- process state ---------------------------------------------------- */
+struct hp_mpi {
+	int active;                  /* between MPI_Init and MPI_Finalize */
+	int initialized;             /* MPI_Init done (stays 1 after Finalize) */
+	int comp;                    /* HP_COMP_* in effect on every rank */
+	int pb_on;                   /* messages carry a piggyback */
+	uint32_t pb_size;            /* its bytes on the wire */
+	size_t pack_max;             /* packed copy up to this many user bytes */
+	int clock_ok;                /* this node's TSC is one clock for its ranks */
+	int rank, size;              /* in MPI_COMM_WORLD */
+	int thread_level;            /* provided */
+	uint64_t node;               /* this node's id */
+	uint64_t *nodes;             /* node id per world rank */
+	double tsc_hz, ns_per_cyc, cyc_per_ns;
+	uint64_t wrap_cyc;           /* calibrated bookkeeping of one wrapper call */
+	uint64_t type_epoch;         /* bumped by MPI_Type_free */
+	uint64_t comm_epoch;         /* bumped by MPI_Comm_free */
+	uint64_t t_start;            /* TSC at library load */
+	uint64_t t_init0, t_init1;   /* TSC around MPI_Init */
+	uint64_t t_fin;              /* TSC when MPI_Finalize began */
+	uint64_t merge_ns;           /* the merge's cost at finalize */
+	uint32_t merge_levels;
+	const struct hp_pb_ext *ext; /* piggyback extension (issue 6) */
+	struct hp_mt *threads;       /* every thread that called MPI */
+	uint32_t nthreads;
+	struct hp_mpi_calib cal;     /* piggyback schemes measured at MPI_Init */
+	void *user_bsend;            /* the buffer the user attached, and its size */
+	int user_bsend_size;
+	void *own_bsend;             /* the larger buffer attached instead */
+};
+
+extern struct hp_mpi hp_mpi;
+
+/* The calling thread's state, created on first use (not signal-safe).
+ * NULL only when memory ran out. */
+struct hp_mt *hp_mt_get(void);
+extern __thread struct hp_mt *hp_mt_tls;
+
+/* ---- one wrapped call ------------------------------------------------- */
+struct hp_call {
+	struct hp_mt *mt;
+	uint32_t fn;                 /* enum hp_mpi_fn */
+	void *ra;                    /* the call site */
+	uint64_t t0;                 /* TSC at entry */
+	uint64_t t1, t2;             /* TSC around the PMPI call (t2 = 0: not timed) */
+	uint64_t extra;              /* cycles inside t1..t2 that are measurement */
+	uint64_t bytes;              /* user bytes moved by this call */
+	int peer;                    /* world rank of the peer, -1 if none or many */
+	int64_t wait_raw, wait_comp; /* cycles */
+	struct hp_site *site;
+};
+
+/* Enter a wrapper: returns 0 when the call must just be passed to PMPI
+ * (MPI not initialised by us, or a nested call), 1 otherwise. */
+static inline int hp_call_enter(struct hp_call *c, uint32_t fn, void *ra)
+{
+	struct hp_mt *mt = hp_mt_tls;
+	if (HP_UNLIKELY(!mt)) {
+		if (!hp_mpi.active)
+			return 0;
+		mt = hp_mt_get();
+		if (!mt)
+			return 0;
+	}
+	if (HP_UNLIKELY(mt->depth) || HP_UNLIKELY(!hp_mpi.active))
+		return 0;
+	mt->depth = 1;
+	c->mt = mt;
+	c->fn = fn;
+	c->ra = ra;
+	c->t1 = c->t0 = hp_rdtsc();
+	c->t2 = 0;
+	c->extra = 0;
+	c->bytes = 0;
+	c->peer = -1;
+	c->wait_raw = c->wait_comp = 0;
+	c->site = NULL;
+	return 1;
+}
+
+/* Time the PMPI call proper. */
+static inline void hp_call_t1(struct hp_call *c) { c->t1 = hp_rdtsc(); }
+static inline void hp_call_t2(struct hp_call *c) { c->t2 = hp_rdtsc(); }
+
+/* Leave: record the call in its site (and peer), charge the wrapper's own
+ * cost to o_p and x_p.  Defined in stats.c. */
+void hp_call_leave(struct hp_call *c);
+
+/* Add measurement cycles spent now (piggyback work) to o_p and x_p. */
+static inline void hp_charge(struct hp_mt *mt, uint64_t cyc)
+{
+	*mt->o += cyc;
+	*mt->x += cyc;
+	mt->tot.pb_cyc += cyc;
+}
+
+/* ---- stats.c ---------------------------------------------------------- */
+struct hp_site *hp_site_get(struct hp_call *c);
+/* Record a message to/from world rank `peer` (matrix and the site's peer
+ * record).  dir 0 = sent, 1 = received. */
+void hp_peer_add(struct hp_mt *mt, uint64_t site_key, int peer, int dir, uint64_t msgs,
+		 uint64_t bytes, int64_t cyc, int64_t wait_raw, int64_t wait_comp);
+/* Bytes received by a request posted at `origin` (possibly another thread's site). */
+void hp_site_add_bytes(struct hp_mt *mt, const struct hp_site *origin, uint64_t bytes);
+void hp_coll_add(struct hp_mt *mt, uint32_t fn, int comm_size, uint64_t bytes, int64_t cyc,
+		 int64_t wait_raw, int64_t wait_comp);
+uint64_t hp_site_key(uint32_t fn, uintptr_t ra, uint32_t ctx);
+
+/* ---- datatypes (types.c) ---------------------------------------------- */
+const struct hp_typeinfo *hp_typeinfo(struct hp_mt *mt, MPI_Datatype t);
+/* A committed struct {pb slot (pb_size bytes), count x type at buf} with
+ * absolute addresses (use with MPI_BOTTOM).  Cached when `cache`; returns
+ * MPI_DATATYPE_NULL on failure.  *owned = 1 when the caller must free it. */
+MPI_Datatype hp_pb_struct(struct hp_mt *mt, const void *slot, const void *buf, int count,
+			  MPI_Datatype type, int cache, int *owned);
+/* The per-thread staging buffer `which` (0 send, 1 receive) of at least n
+ * bytes; NULL when out of memory. */
+char *hp_stage(struct hp_mt *mt, int which, size_t n);
+void *hp_scratch(struct hp_mt *mt, size_t n);
+
+/* ---- communicators (comm.c) ------------------------------------------- */
+struct hp_comm {
+	uintptr_t key;               /* the handle's value; 0 empty */
+	uint64_t epoch;
+	int size, rank, inter, remote_size;
+	int clock;                   /* every member shares this process's clock */
+	int *world;                  /* rank (remote rank for intercomms) -> world rank */
+	int dead;
+};
+const struct hp_comm *hp_comm_get(struct hp_mt *mt, MPI_Comm comm);
+static inline int hp_comm_world(const struct hp_comm *cm, int r)
+{
+	return cm && r >= 0 && r < (cm->inter ? cm->remote_size : cm->size) ? cm->world[r] : -1;
+}
+void hp_comm_forget(MPI_Comm comm);
+int hp_comm_init(void);
+
+/* ---- piggyback (p2p.c) ------------------------------------------------- */
+/* Fill an outgoing piggyback: the delay now (x_p plus `pre` cycles of this
+ * call's own work so far) and the send time. */
+void hp_pb_fill(struct hp_mt *mt, struct hp_pb *pb, uint64_t now, uint64_t pre);
+/* Do this process and world rank src share a clock (same node, TSC)? */
+static inline int hp_pb_same_clock(int src_world)
+{
+	return hp_mpi.clock_ok && src_world >= 0 && src_world < hp_mpi.size &&
+	       hp_mpi.nodes[src_world] == hp_mpi.node;
+}
+/* A wildcard receive on (comm, tag) matched a message from src_world whose
+ * approximated send time was `approx_send`: count it if the order differs. */
+void hp_reorder_note(struct hp_mt *mt, uintptr_t comm, int tag, int src_world, int64_t approx_send);
+/* Remove the piggyback's bytes from a status's count.  Returns the user
+ * bytes received. */
+uint64_t hp_status_fix(MPI_Status *st);
+/* Complete requests the user freed while active (MPI_Request_free):
+ * copy packed data to the user's buffer, free our resources. */
+void hp_orphans_poll(struct hp_mt *mt, int final);
+extern int hp_orphans_pending; /* atomic: orphans exist somewhere */
+
+/* ---- requests (complete.c) --------------------------------------------- */
+/* Called after a PMPI completion call: process the entries claimed before
+ * it, in the order of `done` (indices into ents/statuses). */
+struct hp_compl {
+	struct hp_comp comp;         /* the rule for the whole call */
+	int64_t last_s;              /* send time of the critical message */
+	int crit_peer;
+	int nmsg;
+};
+void hp_complete_begin(struct hp_call *c, struct hp_compl *k);
+void hp_complete_one(struct hp_call *c, struct hp_compl *k, struct hp_req *e, MPI_Status *st);
+void hp_complete_end(struct hp_call *c, struct hp_compl *k);
+
+/* ---- init.c / merge.c / section.c -------------------------------------- */
+int hp_sections_register(void);
+int hp_merge_at_finalize(void);
+void hp_mpi_calibrate(void);
+void hp_mpi_summary(struct hp_mpi_totals *sum);
+
+/* Units. */
+static inline int64_t hp_cyc_to_ns(int64_t c) { return (int64_t)((double)c * hp_mpi.ns_per_cyc); }
+static inline int64_t hp_ns_to_cyc(int64_t n) { return (int64_t)((double)n * hp_mpi.cyc_per_ns); }
+
+/* Fortran. */
+#define HP_F_TRUE 1
+
+#endif

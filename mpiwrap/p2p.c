@@ -1,0 +1,927 @@
+/* mpiwrap/p2p.c - point-to-point wrappers: piggyback and compensation.
+ *
+ * Every message sent through the wrappers carries struct hp_pb in front of
+ * the user's data when parallel compensation is on (hp_mpi.pb_on, the same
+ * on every rank, agreed at MPI_Init).  Sends choose a packed copy for small
+ * contiguous data and a struct datatype otherwise (types.c); receives
+ * choose the same way from their own buffer's capacity, which works because
+ * both ways put the same bytes on the wire.  Receives then fix the status
+ * (the user's counts never include the piggyback) and apply the rule of
+ * comp.h.  MPI_PROC_NULL never carries a piggyback; neither does anything
+ * when compensation is off (the wrappers then only keep statistics).
+ *
+ * Runs in the thread that called MPI.  Not signal-safe.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpiwrap/classes.h"
+#include "mpiwrap/mpiwrap.h"
+
+/* ---- piggyback helpers ----------------------------------------------------- */
+
+void hp_pb_fill(struct hp_mt *mt, struct hp_pb *pb, uint64_t now, uint64_t pre)
+{
+	pb->delay_ns = hp_cyc_to_ns((int64_t)(*mt->x + pre));
+	pb->send_tsc = now;
+	if (hp_mpi.ext && hp_mpi.ext->send)
+		hp_mpi.ext->send(pb);
+}
+
+uint64_t hp_status_fix(MPI_Status *st)
+{
+	int n = 0;
+	if (PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED)
+		return 0;
+	int user = n >= (int)hp_mpi.pb_size ? n - (int)hp_mpi.pb_size : 0;
+	PMPI_Status_set_elements(st, MPI_BYTE, user);
+	return (uint64_t)user;
+}
+
+void hp_reorder_note(struct hp_mt *mt, uintptr_t comm, int tag, int src_world, int64_t approx_send)
+{
+	uint32_t h = (uint32_t)(((uint64_t)comm * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uint32_t)tag) >> 40);
+	struct hp_reorder_slot *s = &mt->ro[h % HP_REORDER];
+	if (!s->used || s->comm != comm || s->tag != tag) {
+		s->used = 1;
+		s->comm = comm;
+		s->tag = tag;
+		hp_reorder_init(&s->r);
+	}
+	if (hp_reorder_check(&s->r, src_world, approx_send))
+		mt->tot.reordered++;
+}
+
+/* The rule for one message received by a blocking call whose PMPI part ran
+ * from t1 to t2.  Sets the call's waits and moves x_p. */
+static void recv_rule(struct hp_call *c, const struct hp_pb *pb, int src_world, int any_source,
+		      MPI_Comm comm, int tag)
+{
+	struct hp_mt *mt = c->mt;
+	int64_t pre = (int64_t)(c->t1 - c->t0);
+	int64_t xb = (int64_t)*mt->x + pre; /* our delay when the receive began */
+	struct hp_comp k;
+	hp_comp_begin(&k, (int64_t)c->t1, xb);
+	int64_t xs = hp_ns_to_cyc(pb->delay_ns);
+	int64_t s = (int64_t)c->t2;
+	if (hp_pb_same_clock(src_world) && (int64_t)pb->send_tsc < s)
+		s = (int64_t)pb->send_tsc;
+	hp_comp_msg(&k, s, xs);
+	int64_t xn = hp_comp_delay(&k) - pre;
+	*mt->x = xn > 0 ? (uint64_t)xn : 0;
+	c->wait_raw = hp_comp_wait_raw(&k);
+	c->wait_comp = hp_comp_wait_approx(&k);
+	if (any_source)
+		hp_reorder_note(mt, (uintptr_t)comm, tag, src_world, s - xs);
+	if (hp_mpi.ext && hp_mpi.ext->recv)
+		hp_mpi.ext->recv(pb, src_world);
+	mt->tot.pb_recv++;
+}
+
+/* How a piggyback travels with `bytes` of data of this type. */
+static inline int use_packed(const struct hp_typeinfo *ti, uint64_t bytes)
+{
+	return ti->contig && bytes <= hp_mpi.pack_max;
+}
+
+/* ---- sends ------------------------------------------------------------------ */
+
+/* Prepare the message of a blocking send: returns the buffer, count and type
+ * to hand to PMPI, in *b, *n, *t.  Fills the piggyback at the last moment.
+ * Returns 0, or an MPI error code (out of memory). */
+static int send_prepare(struct hp_call *c, const void *buf, int count, MPI_Datatype dt,
+			const struct hp_typeinfo *ti, const void **b, int *n, MPI_Datatype *t)
+{
+	struct hp_mt *mt = c->mt;
+	uint64_t bytes = (uint64_t)count * (uint64_t)ti->size;
+	uint64_t tp = hp_rdtsc();
+	if (use_packed(ti, bytes)) {
+		char *st = hp_stage(mt, 0, hp_mpi.pb_size + bytes);
+		if (!st)
+			return MPI_ERR_NO_MEM;
+		if (bytes)
+			memcpy(st + hp_mpi.pb_size, buf, bytes);
+		uint64_t now = hp_rdtsc();
+		hp_pb_fill(mt, &mt->pb_s, now, now - c->t0);
+		memcpy(st, &mt->pb_s, hp_mpi.pb_size);
+		*b = st;
+		*n = (int)(hp_mpi.pb_size + bytes);
+		*t = MPI_PACKED;
+		mt->tot.packed++;
+	} else {
+		int owned;
+		MPI_Datatype s = hp_pb_struct(mt, &mt->pb_s, buf, count, dt, 1, &owned);
+		if (s == MPI_DATATYPE_NULL)
+			return MPI_ERR_TYPE;
+		uint64_t now = hp_rdtsc();
+		hp_pb_fill(mt, &mt->pb_s, now, now - c->t0);
+		*b = MPI_BOTTOM;
+		*n = 1;
+		*t = s;
+		mt->tot.structs++;
+	}
+	mt->tot.pb_msgs++;
+	hp_call_t1(c);
+	uint64_t pb = c->t1 - tp;
+	c->extra += pb;
+	mt->tot.pb_cyc += pb;
+	return MPI_SUCCESS;
+}
+
+static void send_stats(struct hp_call *c, MPI_Comm comm, int dest, uint64_t bytes)
+{
+	c->bytes = bytes;
+	if (dest == MPI_PROC_NULL)
+		return;
+	const struct hp_comm *cm = hp_comm_get(c->mt, comm);
+	c->peer = hp_comm_world(cm, dest);
+	struct hp_site *s = hp_site_get(c);
+	hp_peer_add(c->mt, s->key, c->peer, 0, 1, bytes, (int64_t)(c->t2 - c->t1), 0, 0);
+}
+
+int hp_w_send(struct hp_call *c, __typeof__(&PMPI_Send) pmpi, const void *buf, int count,
+	      MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	const struct hp_typeinfo *ti = hp_typeinfo(c->mt, datatype);
+	uint64_t bytes = count > 0 ? (uint64_t)count * (uint64_t)ti->size : 0;
+	int rc;
+	if (!hp_mpi.pb_on || dest == MPI_PROC_NULL || count < 0) {
+		hp_call_t1(c);
+		rc = pmpi(buf, count, datatype, dest, tag, comm);
+	} else {
+		const void *b;
+		int n;
+		MPI_Datatype t;
+		rc = send_prepare(c, buf, count, datatype, ti, &b, &n, &t);
+		if (rc == MPI_SUCCESS)
+			rc = pmpi(b, n, t, dest, tag, comm);
+	}
+	hp_call_t2(c);
+	send_stats(c, comm, dest, bytes);
+	return rc;
+}
+
+/* ---- receives ----------------------------------------------------------------- */
+
+struct recv_plan {
+	int packed;          /* into the staging buffer */
+	void *b;             /* what PMPI receives into */
+	int n;
+	MPI_Datatype t;
+	char *stage;
+	void *ubuf;
+	uint64_t cap;        /* user capacity in bytes */
+	struct hp_pb *slot;
+};
+
+static int recv_prepare(struct hp_call *c, void *buf, int count, MPI_Datatype dt, struct hp_pb *slot,
+			int which, struct recv_plan *p)
+{
+	struct hp_mt *mt = c->mt;
+	const struct hp_typeinfo *ti = hp_typeinfo(mt, dt);
+	uint64_t tp = hp_rdtsc();
+	p->cap = count > 0 ? (uint64_t)count * (uint64_t)ti->size : 0;
+	p->ubuf = buf;
+	p->slot = slot;
+	if (use_packed(ti, p->cap)) {
+		p->stage = hp_stage(mt, which, hp_mpi.pb_size + p->cap);
+		if (!p->stage)
+			return MPI_ERR_NO_MEM;
+		p->packed = 1;
+		p->b = p->stage;
+		p->n = (int)(hp_mpi.pb_size + p->cap);
+		p->t = MPI_PACKED;
+	} else {
+		int owned;
+		p->packed = 0;
+		p->t = hp_pb_struct(mt, slot, buf, count, dt, 1, &owned);
+		if (p->t == MPI_DATATYPE_NULL)
+			return MPI_ERR_TYPE;
+		p->b = MPI_BOTTOM;
+		p->n = 1;
+	}
+	uint64_t pb = hp_rdtsc() - tp;
+	c->extra += pb;
+	mt->tot.pb_cyc += pb;
+	return MPI_SUCCESS;
+}
+
+/* After the PMPI receive: move packed data, fix the status.  Returns the
+ * user bytes received; *ok = 0 when the message carried no piggyback. */
+static uint64_t recv_finish(struct hp_call *c, struct recv_plan *p, MPI_Status *st, int *ok)
+{
+	struct hp_mt *mt = c->mt;
+	uint64_t tp = hp_rdtsc();
+	int n = 0;
+	*ok = 0;
+	PMPI_Get_count(st, MPI_BYTE, &n);
+	if (n == MPI_UNDEFINED || n < (int)hp_mpi.pb_size) {
+		/* not one of ours: a sender without hyprof, or an empty message */
+		mt->tot.untracked++;
+		if (p->packed && n > 0 && n != MPI_UNDEFINED)
+			memcpy(p->ubuf, p->stage, (size_t)n);
+		return n > 0 && n != MPI_UNDEFINED ? (uint64_t)n : 0;
+	}
+	uint64_t user = (uint64_t)n - hp_mpi.pb_size;
+	if (p->packed) {
+		memcpy(p->slot, p->stage, hp_mpi.pb_size);
+		if (user)
+			memcpy(p->ubuf, p->stage + hp_mpi.pb_size, user);
+	}
+	PMPI_Status_set_elements(st, MPI_BYTE, (int)user);
+	*ok = 1;
+	uint64_t pb = hp_rdtsc() - tp;
+	c->extra += pb;
+	mt->tot.pb_cyc += pb;
+	return user;
+}
+
+static void recv_stats(struct hp_call *c, MPI_Comm comm, int src, uint64_t bytes)
+{
+	c->bytes = bytes;
+	if (src == MPI_PROC_NULL || src < 0)
+		return;
+	const struct hp_comm *cm = hp_comm_get(c->mt, comm);
+	c->peer = hp_comm_world(cm, src);
+	struct hp_site *s = hp_site_get(c);
+	hp_peer_add(c->mt, s->key, c->peer, 1, 1, bytes, (int64_t)(c->t2 - c->t1), c->wait_raw,
+		    c->wait_comp);
+}
+
+static int pmpi_ok(int rc)
+{
+	return rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE;
+}
+
+int hp_w_recv(struct hp_call *c, __typeof__(&PMPI_Recv) pmpi, void *buf, int count,
+	      MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+	MPI_Status lst;
+	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
+	int rc;
+	if (!hp_mpi.pb_on || source == MPI_PROC_NULL || count < 0) {
+		hp_call_t1(c);
+		rc = pmpi(buf, count, datatype, source, tag, comm, st);
+		hp_call_t2(c);
+		c->wait_raw = c->wait_comp = (int64_t)(c->t2 - c->t1);
+		uint64_t n = 0;
+		int k = 0;
+		if (rc == MPI_SUCCESS && PMPI_Get_count(st, MPI_BYTE, &k) == MPI_SUCCESS && k > 0)
+			n = (uint64_t)k;
+		recv_stats(c, comm, rc == MPI_SUCCESS ? st->MPI_SOURCE : -1, n);
+		return rc;
+	}
+	struct recv_plan p;
+	rc = recv_prepare(c, buf, count, datatype, &c->mt->pb_r, 1, &p);
+	if (rc != MPI_SUCCESS)
+		return rc;
+	hp_call_t1(c);
+	rc = pmpi(p.b, p.n, p.t, source, tag, comm, st);
+	hp_call_t2(c);
+	uint64_t user = 0;
+	if (pmpi_ok(rc) && st->MPI_SOURCE != MPI_PROC_NULL) {
+		int ok;
+		user = recv_finish(c, &p, st, &ok);
+		const struct hp_comm *cm = hp_comm_get(c->mt, comm);
+		if (ok && rc == MPI_SUCCESS)
+			recv_rule(c, &c->mt->pb_r, hp_comm_world(cm, st->MPI_SOURCE),
+				  source == MPI_ANY_SOURCE, comm, tag);
+	}
+	recv_stats(c, comm, pmpi_ok(rc) ? st->MPI_SOURCE : -1, user);
+	return rc;
+}
+
+/* ---- probes --------------------------------------------------------------------- */
+
+int hp_w_probe(struct hp_call *c, __typeof__(&PMPI_Probe) pmpi, int source, int tag, MPI_Comm comm,
+	       MPI_Status *status)
+{
+	MPI_Status lst;
+	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
+	hp_call_t1(c);
+	int rc = pmpi(source, tag, comm, st);
+	hp_call_t2(c);
+	/* waiting in a probe is measured, but the piggyback is only read by the
+	 * receive that follows: counted raw on both sides (docs/mpi.md) */
+	c->wait_raw = c->wait_comp = (int64_t)(c->t2 - c->t1);
+	if (rc == MPI_SUCCESS && hp_mpi.pb_on && st->MPI_SOURCE != MPI_PROC_NULL)
+		hp_status_fix(st);
+	return rc;
+}
+
+int hp_w_iprobe(struct hp_call *c, __typeof__(&PMPI_Iprobe) pmpi, int source, int tag, MPI_Comm comm,
+		int *flag, MPI_Status *status)
+{
+	MPI_Status lst;
+	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
+	hp_call_t1(c);
+	int rc = pmpi(source, tag, comm, flag, st);
+	hp_call_t2(c);
+	if (rc == MPI_SUCCESS && *flag && hp_mpi.pb_on && st->MPI_SOURCE != MPI_PROC_NULL)
+		hp_status_fix(st);
+	return rc;
+}
+
+int hp_w_mprobe(struct hp_call *c, __typeof__(&PMPI_Mprobe) pmpi, int source, int tag, MPI_Comm comm,
+		MPI_Message *message, MPI_Status *status)
+{
+	MPI_Status lst;
+	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
+	hp_call_t1(c);
+	int rc = pmpi(source, tag, comm, message, st);
+	hp_call_t2(c);
+	c->wait_raw = c->wait_comp = (int64_t)(c->t2 - c->t1);
+	if (rc == MPI_SUCCESS && hp_mpi.pb_on && *message != MPI_MESSAGE_NO_PROC)
+		hp_status_fix(st);
+	return rc;
+}
+
+int hp_w_improbe(struct hp_call *c, __typeof__(&PMPI_Improbe) pmpi, int source, int tag, MPI_Comm comm,
+		 int *flag, MPI_Message *message, MPI_Status *status)
+{
+	MPI_Status lst;
+	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
+	hp_call_t1(c);
+	int rc = pmpi(source, tag, comm, flag, message, st);
+	hp_call_t2(c);
+	if (rc == MPI_SUCCESS && *flag && hp_mpi.pb_on && *message != MPI_MESSAGE_NO_PROC)
+		hp_status_fix(st);
+	return rc;
+}
+
+int hp_w_mrecv(struct hp_call *c, __typeof__(&PMPI_Mrecv) pmpi, void *buf, int count,
+	       MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
+{
+	MPI_Status lst;
+	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
+	int rc;
+	if (!hp_mpi.pb_on || *message == MPI_MESSAGE_NO_PROC || *message == MPI_MESSAGE_NULL ||
+	    count < 0) {
+		hp_call_t1(c);
+		rc = pmpi(buf, count, datatype, message, st);
+		hp_call_t2(c);
+		int k = 0;
+		uint64_t n = 0;
+		if (rc == MPI_SUCCESS && PMPI_Get_count(st, MPI_BYTE, &k) == MPI_SUCCESS && k > 0)
+			n = (uint64_t)k;
+		c->bytes = n;
+		return rc;
+	}
+	struct recv_plan p;
+	rc = recv_prepare(c, buf, count, datatype, &c->mt->pb_r, 1, &p);
+	if (rc != MPI_SUCCESS)
+		return rc;
+	hp_call_t1(c);
+	rc = pmpi(p.b, p.n, p.t, message, st);
+	hp_call_t2(c);
+	uint64_t user = 0;
+	int src = -1;
+	if (pmpi_ok(rc) && st->MPI_SOURCE != MPI_PROC_NULL) {
+		int ok;
+		user = recv_finish(c, &p, st, &ok);
+		src = st->MPI_SOURCE;
+		/* the matched probe fixed the order already: no wildcard check,
+		 * and the communicator is not known here, only the world rank
+		 * through MPI_COMM_WORLD when it is the one */
+		if (ok && rc == MPI_SUCCESS) {
+			const struct hp_pb *pb = &c->mt->pb_r;
+			struct hp_mt *mt = c->mt;
+			int64_t pre = (int64_t)(c->t1 - c->t0);
+			struct hp_comp k;
+			hp_comp_begin(&k, (int64_t)c->t1, (int64_t)*mt->x + pre);
+			hp_comp_msg(&k, (int64_t)c->t2, hp_ns_to_cyc(pb->delay_ns));
+			int64_t xn = hp_comp_delay(&k) - pre;
+			*mt->x = xn > 0 ? (uint64_t)xn : 0;
+			c->wait_raw = hp_comp_wait_raw(&k);
+			c->wait_comp = hp_comp_wait_approx(&k);
+			mt->tot.pb_recv++;
+		}
+	}
+	(void)src;
+	c->bytes = user;
+	return rc;
+}
+
+/* ---- combined send and receive ---------------------------------------------------- */
+
+/* The body of Sendrecv and Sendrecv_replace.  When `ready` the send half
+ * (sb, sn, stt) already carries its piggyback. */
+static int sendrecv_core(struct hp_call *c, __typeof__(&PMPI_Sendrecv) pmpi, const void *sb, int sn,
+			 MPI_Datatype stt, uint64_t sbytes, int ready, int dest, int sendtag,
+			 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+			 MPI_Comm comm, MPI_Status *status)
+{
+	MPI_Status lst;
+	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
+	struct hp_mt *mt = c->mt;
+	struct recv_plan p = {.b = recvbuf, .n = recvcount, .t = recvtype};
+	int pb_send = !ready && hp_mpi.pb_on && dest != MPI_PROC_NULL && sn >= 0;
+	int pb_recv = hp_mpi.pb_on && source != MPI_PROC_NULL && recvcount >= 0;
+	int rc = MPI_SUCCESS;
+	if (pb_recv)
+		rc = recv_prepare(c, recvbuf, recvcount, recvtype, &mt->pb_r, 1, &p);
+	if (rc == MPI_SUCCESS && pb_send)
+		rc = send_prepare(c, sb, sn, stt, hp_typeinfo(mt, stt), &sb, &sn, &stt);
+	if (rc != MPI_SUCCESS)
+		return rc;
+	hp_call_t1(c);
+	rc = pmpi(sb, sn, stt, dest, sendtag, p.b, p.n, p.t, source, recvtag, comm, st);
+	hp_call_t2(c);
+	uint64_t user = 0;
+	if (pmpi_ok(rc) && st->MPI_SOURCE != MPI_PROC_NULL) {
+		if (pb_recv) {
+			int ok;
+			user = recv_finish(c, &p, st, &ok);
+			const struct hp_comm *cm = hp_comm_get(mt, comm);
+			if (ok && rc == MPI_SUCCESS)
+				recv_rule(c, &mt->pb_r, hp_comm_world(cm, st->MPI_SOURCE),
+					  source == MPI_ANY_SOURCE, comm, recvtag);
+		} else {
+			int k = 0;
+			if (PMPI_Get_count(st, MPI_BYTE, &k) == MPI_SUCCESS && k > 0)
+				user = (uint64_t)k;
+			c->wait_raw = c->wait_comp = (int64_t)(c->t2 - c->t1);
+		}
+	}
+	const struct hp_comm *cm = hp_comm_get(mt, comm);
+	struct hp_site *s = hp_site_get(c);
+	if (dest != MPI_PROC_NULL)
+		hp_peer_add(mt, s->key, hp_comm_world(cm, dest), 0, 1, sbytes, 0, 0, 0);
+	if (pmpi_ok(rc) && st->MPI_SOURCE != MPI_PROC_NULL && st->MPI_SOURCE >= 0)
+		hp_peer_add(mt, s->key, hp_comm_world(cm, st->MPI_SOURCE), 1, 1, user,
+			    (int64_t)(c->t2 - c->t1), c->wait_raw, c->wait_comp);
+	c->bytes = sbytes + user;
+	return rc;
+}
+
+int hp_w_sendrecv(struct hp_call *c, __typeof__(&PMPI_Sendrecv) pmpi, const void *sendbuf, int sendcount,
+		  MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount,
+		  MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+	const struct hp_typeinfo *ti = hp_typeinfo(c->mt, sendtype);
+	uint64_t sbytes = sendcount > 0 ? (uint64_t)sendcount * (uint64_t)ti->size : 0;
+	return sendrecv_core(c, pmpi, sendbuf, sendcount, sendtype, sbytes, 0, dest, sendtag, recvbuf,
+			     recvcount, recvtype, source, recvtag, comm, status);
+}
+
+int hp_w_sendrecv_replace(struct hp_call *c, __typeof__(&PMPI_Sendrecv_replace) pmpi, void *buf,
+			  int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+			  int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+	if (!hp_mpi.pb_on || count < 0) {
+		MPI_Status lst;
+		MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
+		hp_call_t1(c);
+		int rc = pmpi(buf, count, datatype, dest, sendtag, source, recvtag, comm, st);
+		hp_call_t2(c);
+		c->wait_raw = c->wait_comp = (int64_t)(c->t2 - c->t1);
+		return rc;
+	}
+	/* As MPI does internally: the outgoing data is copied out first (with
+	 * MPI_Pack, so any datatype works) behind the piggyback, then the
+	 * incoming message is received in place. */
+	struct hp_mt *mt = c->mt;
+	uint64_t tp = hp_rdtsc();
+	int psize = 0;
+	int rc = PMPI_Pack_size(count, datatype, comm, &psize);
+	if (rc != MPI_SUCCESS)
+		return rc;
+	char *out = malloc(hp_mpi.pb_size + (size_t)psize + 1);
+	if (!out)
+		return MPI_ERR_NO_MEM;
+	int pos = (int)hp_mpi.pb_size;
+	if (dest != MPI_PROC_NULL)
+		rc = PMPI_Pack(buf, count, datatype, out, (int)hp_mpi.pb_size + psize, &pos, comm);
+	if (rc != MPI_SUCCESS) {
+		free(out);
+		return rc;
+	}
+	const struct hp_typeinfo *ti = hp_typeinfo(mt, datatype);
+	uint64_t sbytes = (uint64_t)count * (uint64_t)ti->size;
+	if (dest != MPI_PROC_NULL) {
+		uint64_t now = hp_rdtsc();
+		hp_pb_fill(mt, &mt->pb_s, now, now - c->t0);
+		memcpy(out, &mt->pb_s, hp_mpi.pb_size);
+		mt->tot.pb_msgs++;
+		mt->tot.packed++;
+	}
+	uint64_t pb = hp_rdtsc() - tp;
+	c->extra += pb;
+	mt->tot.pb_cyc += pb;
+	rc = sendrecv_core(c, PMPI_Sendrecv, out, pos, MPI_PACKED, dest == MPI_PROC_NULL ? 0 : sbytes, 1,
+			   dest, sendtag, buf, count, datatype, source, recvtag, comm, status);
+	free(out);
+	return rc;
+}
+
+/* ---- non-blocking ------------------------------------------------------------------ */
+
+static char *req_stage(struct hp_req *r, size_t n)
+{
+	if (n <= sizeof(r->inl))
+		return r->inl;
+	if (n > r->heap_cap) {
+		char *p = realloc(r->heap_stage, n);
+		if (!p)
+			return NULL;
+		r->heap_stage = p;
+		r->heap_cap = n;
+	}
+	return r->heap_stage;
+}
+
+int hp_w_isend(struct hp_call *c, __typeof__(&PMPI_Isend) pmpi, const void *buf, int count,
+	       MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+	struct hp_mt *mt = c->mt;
+	const struct hp_typeinfo *ti = hp_typeinfo(mt, datatype);
+	uint64_t bytes = count > 0 ? (uint64_t)count * (uint64_t)ti->size : 0;
+	int rc;
+	if (!hp_mpi.pb_on || dest == MPI_PROC_NULL || count < 0) {
+		hp_call_t1(c);
+		rc = pmpi(buf, count, datatype, dest, tag, comm, request);
+		hp_call_t2(c);
+		send_stats(c, comm, dest, bytes);
+		return rc;
+	}
+	uint64_t tp = hp_rdtsc();
+	struct hp_req *r = hp_req_alloc();
+	if (!r)
+		return MPI_ERR_NO_MEM;
+	r->kind = HP_RQ_SEND;
+	r->comm = comm;
+	r->peer = dest;
+	r->tag = tag;
+	r->bytes = bytes;
+	const void *b;
+	int n;
+	MPI_Datatype t;
+	if (use_packed(ti, bytes)) {
+		char *st = req_stage(r, hp_mpi.pb_size + bytes);
+		if (!st) {
+			hp_req_free(r);
+			return MPI_ERR_NO_MEM;
+		}
+		if (bytes)
+			memcpy(st + hp_mpi.pb_size, buf, bytes);
+		uint64_t now = hp_rdtsc();
+		hp_pb_fill(mt, &r->pb, now, now - c->t0);
+		memcpy(st, &r->pb, hp_mpi.pb_size);
+		r->scheme = HP_SCH_PACKED;
+		r->stage = st;
+		b = st;
+		n = (int)(hp_mpi.pb_size + bytes);
+		t = MPI_PACKED;
+		mt->tot.packed++;
+	} else {
+		int owned;
+		r->st = hp_pb_struct(mt, &r->pb, buf, count, datatype, 1, &owned);
+		if (r->st == MPI_DATATYPE_NULL) {
+			hp_req_free(r);
+			return MPI_ERR_TYPE;
+		}
+		r->st_owned = owned;
+		uint64_t now = hp_rdtsc();
+		hp_pb_fill(mt, &r->pb, now, now - c->t0);
+		r->scheme = HP_SCH_STRUCT;
+		b = MPI_BOTTOM;
+		n = 1;
+		t = r->st;
+		mt->tot.structs++;
+	}
+	mt->tot.pb_msgs++;
+	hp_call_t1(c);
+	rc = pmpi(b, n, t, dest, tag, comm, request);
+	hp_call_t2(c);
+	uint64_t tq = hp_rdtsc();
+	if (rc == MPI_SUCCESS && *request != MPI_REQUEST_NULL) {
+		struct hp_site *s = hp_site_get(c);
+		r->site_key = s->key;
+		r->site_meta = s;
+		r->active = 1;
+		if (hp_req_insert((uintptr_t)*request, r))
+			mt->tot.req_overflow++;
+	} else {
+		if (r->st_owned)
+			PMPI_Type_free(&r->st);
+		hp_req_free(r);
+	}
+	uint64_t pb = (c->t1 - tp) + (hp_rdtsc() - tq);
+	c->extra += pb;
+	mt->tot.pb_cyc += pb;
+	send_stats(c, comm, dest, bytes);
+	return rc;
+}
+
+/* Post a receive into request object r (scheme by capacity). */
+static int post_recv(struct hp_call *c, struct hp_req *r, void *buf, int count, MPI_Datatype datatype,
+		     void **b, int *n, MPI_Datatype *t)
+{
+	struct hp_mt *mt = c->mt;
+	const struct hp_typeinfo *ti = hp_typeinfo(mt, datatype);
+	uint64_t cap = count > 0 ? (uint64_t)count * (uint64_t)ti->size : 0;
+	r->bytes = cap;
+	r->ubuf = buf;
+	r->ucount = count;
+	r->utype = datatype;
+	if (use_packed(ti, cap)) {
+		char *st = req_stage(r, hp_mpi.pb_size + cap);
+		if (!st)
+			return MPI_ERR_NO_MEM;
+		r->scheme = HP_SCH_PACKED;
+		r->stage = st;
+		*b = st;
+		*n = (int)(hp_mpi.pb_size + cap);
+		*t = MPI_PACKED;
+	} else {
+		int owned;
+		r->st = hp_pb_struct(mt, &r->pb, buf, count, datatype, 1, &owned);
+		if (r->st == MPI_DATATYPE_NULL)
+			return MPI_ERR_TYPE;
+		r->st_owned = owned;
+		r->scheme = HP_SCH_STRUCT;
+		*b = MPI_BOTTOM;
+		*n = 1;
+		*t = r->st;
+	}
+	return MPI_SUCCESS;
+}
+
+static void track(struct hp_call *c, struct hp_req *r, int rc, MPI_Request req)
+{
+	if (rc == MPI_SUCCESS && req != MPI_REQUEST_NULL) {
+		struct hp_site *s = hp_site_get(c);
+		r->site_key = s->key;
+		r->site_meta = s;
+		r->t_post = c->t1;
+		if (hp_req_insert((uintptr_t)req, r))
+			c->mt->tot.req_overflow++;
+	} else {
+		if (r->st_owned)
+			PMPI_Type_free(&r->st);
+		hp_req_free(r);
+	}
+}
+
+int hp_w_irecv(struct hp_call *c, __typeof__(&PMPI_Irecv) pmpi, void *buf, int count,
+	       MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
+{
+	if (!hp_mpi.pb_on || source == MPI_PROC_NULL || count < 0) {
+		hp_call_t1(c);
+		int rc = pmpi(buf, count, datatype, source, tag, comm, request);
+		hp_call_t2(c);
+		/* tracked anyway (no piggyback) so completion knows the site */
+		if (rc == MPI_SUCCESS && source != MPI_PROC_NULL && *request != MPI_REQUEST_NULL) {
+			struct hp_req *r = hp_req_alloc();
+			if (r) {
+				r->kind = HP_RQ_RECV;
+				r->scheme = HP_SCH_NONE;
+				r->comm = comm;
+				r->tag = tag;
+				r->peer = source;
+				r->any_source = source == MPI_ANY_SOURCE;
+				r->active = 1;
+				track(c, r, rc, *request);
+			}
+		}
+		return rc;
+	}
+	uint64_t tp = hp_rdtsc();
+	struct hp_req *r = hp_req_alloc();
+	if (!r)
+		return MPI_ERR_NO_MEM;
+	r->kind = HP_RQ_RECV;
+	r->comm = comm;
+	r->tag = tag;
+	r->peer = source;
+	r->any_source = source == MPI_ANY_SOURCE;
+	r->active = 1;
+	void *b;
+	int n;
+	MPI_Datatype t;
+	int rc = post_recv(c, r, buf, count, datatype, &b, &n, &t);
+	if (rc != MPI_SUCCESS) {
+		hp_req_free(r);
+		return rc;
+	}
+	hp_call_t1(c);
+	rc = pmpi(b, n, t, source, tag, comm, request);
+	hp_call_t2(c);
+	uint64_t tq = hp_rdtsc();
+	track(c, r, rc, *request);
+	uint64_t pb = (c->t1 - tp) + (hp_rdtsc() - tq);
+	c->extra += pb;
+	c->mt->tot.pb_cyc += pb;
+	return rc;
+}
+
+int hp_w_imrecv(struct hp_call *c, __typeof__(&PMPI_Imrecv) pmpi, void *buf, int count,
+		MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
+{
+	if (!hp_mpi.pb_on || *message == MPI_MESSAGE_NO_PROC || *message == MPI_MESSAGE_NULL ||
+	    count < 0) {
+		hp_call_t1(c);
+		int rc = pmpi(buf, count, datatype, message, request);
+		hp_call_t2(c);
+		return rc;
+	}
+	struct hp_req *r = hp_req_alloc();
+	if (!r)
+		return MPI_ERR_NO_MEM;
+	r->kind = HP_RQ_RECV;
+	r->comm = MPI_COMM_NULL; /* the message knows; the matched probe fixed the order */
+	r->peer = MPI_ANY_SOURCE;
+	r->active = 1;
+	void *b;
+	int n;
+	MPI_Datatype t;
+	int rc = post_recv(c, r, buf, count, datatype, &b, &n, &t);
+	if (rc != MPI_SUCCESS) {
+		hp_req_free(r);
+		return rc;
+	}
+	hp_call_t1(c);
+	rc = pmpi(b, n, t, message, request);
+	hp_call_t2(c);
+	track(c, r, rc, *request);
+	return rc;
+}
+
+/* ---- persistent requests ------------------------------------------------------------ */
+
+int hp_w_psend(struct hp_call *c, __typeof__(&PMPI_Send_init) pmpi, const void *buf, int count,
+	       MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+	struct hp_mt *mt = c->mt;
+	const struct hp_typeinfo *ti = hp_typeinfo(mt, datatype);
+	struct hp_req *r = hp_req_alloc();
+	if (!r)
+		return MPI_ERR_NO_MEM;
+	r->kind = HP_RQ_PSEND;
+	r->comm = comm;
+	r->peer = dest;
+	r->tag = tag;
+	r->bytes = count > 0 ? (uint64_t)count * (uint64_t)ti->size : 0;
+	int rc;
+	if (!hp_mpi.pb_on || dest == MPI_PROC_NULL || count < 0) {
+		r->scheme = HP_SCH_NONE;
+		hp_call_t1(c);
+		rc = pmpi(buf, count, datatype, dest, tag, comm, request);
+	} else {
+		/* persistent: the struct datatype, its piggyback slot filled at
+		 * each MPI_Start (the user refills the buffer between starts) */
+		int owned;
+		r->st = hp_pb_struct(mt, &r->pb, buf, count, datatype, 0, &owned);
+		if (r->st == MPI_DATATYPE_NULL) {
+			hp_req_free(r);
+			return MPI_ERR_TYPE;
+		}
+		r->st_owned = 1;
+		r->scheme = HP_SCH_STRUCT;
+		hp_call_t1(c);
+		rc = pmpi(MPI_BOTTOM, 1, r->st, dest, tag, comm, request);
+	}
+	hp_call_t2(c);
+	track(c, r, rc, *request);
+	return rc;
+}
+
+int hp_w_precv(struct hp_call *c, __typeof__(&PMPI_Recv_init) pmpi, void *buf, int count,
+	       MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
+{
+	struct hp_mt *mt = c->mt;
+	struct hp_req *r = hp_req_alloc();
+	if (!r)
+		return MPI_ERR_NO_MEM;
+	r->kind = HP_RQ_PRECV;
+	r->comm = comm;
+	r->peer = source;
+	r->tag = tag;
+	r->any_source = source == MPI_ANY_SOURCE;
+	int rc;
+	if (!hp_mpi.pb_on || source == MPI_PROC_NULL || count < 0) {
+		r->scheme = HP_SCH_NONE;
+		hp_call_t1(c);
+		rc = pmpi(buf, count, datatype, source, tag, comm, request);
+	} else {
+		int owned;
+		r->st = hp_pb_struct(mt, &r->pb, buf, count, datatype, 0, &owned);
+		if (r->st == MPI_DATATYPE_NULL) {
+			hp_req_free(r);
+			return MPI_ERR_TYPE;
+		}
+		r->st_owned = 1;
+		r->scheme = HP_SCH_STRUCT;
+		hp_call_t1(c);
+		rc = pmpi(MPI_BOTTOM, 1, r->st, source, tag, comm, request);
+	}
+	hp_call_t2(c);
+	track(c, r, rc, *request);
+	return rc;
+}
+
+/* Activate one persistent request we know: fill the send piggyback now. */
+static void start_one(struct hp_call *c, struct hp_req *r)
+{
+	struct hp_mt *mt = c->mt;
+	r->active = 1;
+	if (r->kind == HP_RQ_PSEND) {
+		if (r->scheme == HP_SCH_STRUCT) {
+			uint64_t now = hp_rdtsc();
+			hp_pb_fill(mt, &r->pb, now, now - c->t0);
+			mt->tot.pb_msgs++;
+			mt->tot.structs++;
+		}
+		if (r->peer != MPI_PROC_NULL) {
+			const struct hp_comm *cm = hp_comm_get(mt, r->comm);
+			hp_peer_add(mt, r->site_key, hp_comm_world(cm, r->peer), 0, 1, r->bytes, 0, 0, 0);
+			c->bytes += r->bytes;
+		}
+	}
+}
+
+int hp_w_start(struct hp_call *c, __typeof__(&PMPI_Start) pmpi, MPI_Request *request)
+{
+	struct hp_req_claim cl;
+	int known = *request != MPI_REQUEST_NULL && hp_req_claim((uintptr_t)*request, &cl);
+	if (known)
+		start_one(c, cl.r);
+	hp_call_t1(c);
+	int rc = pmpi(request);
+	hp_call_t2(c);
+	if (known)
+		hp_req_unclaim(&cl);
+	return rc;
+}
+
+int hp_w_startall(struct hp_call *c, __typeof__(&PMPI_Startall) pmpi, int count,
+		  MPI_Request array_of_requests[])
+{
+	struct hp_req_claim *cl = NULL;
+	if (count > 0) {
+		cl = hp_scratch(c->mt, sizeof(*cl) * (size_t)count);
+		if (!cl)
+			return MPI_ERR_NO_MEM;
+		for (int i = 0; i < count; i++) {
+			cl[i].r = NULL;
+			if (array_of_requests[i] != MPI_REQUEST_NULL &&
+			    hp_req_claim((uintptr_t)array_of_requests[i], &cl[i]))
+				start_one(c, cl[i].r);
+		}
+	}
+	hp_call_t1(c);
+	int rc = pmpi(count, array_of_requests);
+	hp_call_t2(c);
+	for (int i = 0; i < count; i++)
+		if (cl[i].r)
+			hp_req_unclaim(&cl[i]);
+	return rc;
+}
+
+/* ---- buffered mode --------------------------------------------------------------------- */
+
+/* Each buffered message takes pb_size more bytes of the attached buffer than
+ * the user planned for, so a larger buffer is attached instead of the
+ * user's: room for as many extra piggybacks as messages could fit. */
+int hp_w_buffer_attach(struct hp_call *c, __typeof__(&PMPI_Buffer_attach) pmpi, void *buffer, int size)
+{
+	hp_call_t1(c);
+	int rc;
+	if (!hp_mpi.pb_on || size <= 0) {
+		rc = pmpi(buffer, size);
+	} else {
+		long extra = ((long)size / MPI_BSEND_OVERHEAD + 1) * ((long)hp_mpi.pb_size + 16);
+		long total = (long)size + extra;
+		void *own = total < 0x7fffffffL ? malloc((size_t)total) : NULL;
+		if (!own) {
+			rc = pmpi(buffer, size); /* correct unless the user fills it to the byte */
+		} else {
+			rc = pmpi(own, (int)total);
+			if (rc == MPI_SUCCESS) {
+				hp_mpi.user_bsend = buffer;
+				hp_mpi.user_bsend_size = size;
+				hp_mpi.own_bsend = own;
+			} else {
+				free(own);
+			}
+		}
+	}
+	hp_call_t2(c);
+	return rc;
+}
+
+int hp_w_buffer_detach(struct hp_call *c, __typeof__(&PMPI_Buffer_detach) pmpi, void *buffer_addr,
+		       int *size)
+{
+	hp_call_t1(c);
+	int rc = pmpi(buffer_addr, size);
+	hp_call_t2(c);
+	if (rc == MPI_SUCCESS && hp_mpi.own_bsend && *(void **)buffer_addr == hp_mpi.own_bsend) {
+		free(hp_mpi.own_bsend);
+		hp_mpi.own_bsend = NULL;
+		*(void **)buffer_addr = hp_mpi.user_bsend;
+		*size = hp_mpi.user_bsend_size;
+	}
+	return rc;
+}

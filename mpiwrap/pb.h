@@ -1,0 +1,61 @@
+/* mpiwrap/pb.h - the piggyback every wrapped message carries.
+ *
+ * One piggyback per message, of a fixed size agreed by every rank at
+ * MPI_Init.  Today it carries the sender's delay for parallel compensation
+ * (ALGORITHMS.md section 4) and the send time; the critical-path profiler
+ * (issue 6, ALGORITHMS.md section 6) extends it through struct hp_pb_ext
+ * below instead of sending a second piggyback.
+ *
+ * On the wire the piggyback comes first, then the user's data: a receive
+ * buffer larger than the message still gets the piggyback at offset 0 and
+ * the data right after it, so the two sides never need to agree on the
+ * user's counts (docs/mpi.md, "Piggyback").  Only the first hp_mpi.pb_size
+ * bytes of the struct are sent: HP_PB_BASE when nothing extends it, the
+ * whole struct when an extension is registered.
+ */
+#ifndef HYPROF_MPIWRAP_PB_H
+#define HYPROF_MPIWRAP_PB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HP_PB_NSHARE 8 /* critical-path shares carried (issue 6) */
+
+struct hp_pb {
+	/* parallel compensation */
+	int64_t delay_ns;  /* sender's delay x_s when the message left, ns */
+	uint64_t send_tsc; /* sender's TSC when the message left */
+	/* critical path (issue 6): filled by the registered extension */
+	int64_t cp_len_ns;
+	int64_t cp_share_ns[HP_PB_NSHARE];
+};
+
+#define HP_PB_BASE offsetof(struct hp_pb, cp_len_ns) /* 16 bytes */
+#define HP_PB_FULL sizeof(struct hp_pb)
+
+/* An extension of the piggyback (the critical-path profiler).  Callbacks
+ * run inside the wrappers, on the thread making the MPI call, never in a
+ * signal handler; they must not call MPI.
+ *   send:    fill the extension fields of an outgoing piggyback (p2p send,
+ *            start of a persistent send).
+ *   recv:    a message carrying `pb` completed on this thread (receive,
+ *            Wait/Test).  src_world is the sender's rank in MPI_COMM_WORLD.
+ *   coll_in / coll_out: a collective on a communicator of `size` members:
+ *            coll_in fills this process's contribution, coll_out receives
+ *            the combination of all contributions (the wrappers combine
+ *            with `combine`, an associative and commutative operation).
+ *   combine: inout = combine(in, inout), both full piggybacks. */
+struct hp_pb_ext {
+	void (*send)(struct hp_pb *pb);
+	void (*recv)(const struct hp_pb *pb, int src_world);
+	void (*coll_in)(struct hp_pb *pb);
+	void (*coll_out)(const struct hp_pb *pb);
+	void (*combine)(const struct hp_pb *in, struct hp_pb *inout);
+};
+
+/* Register the extension before MPI_Init returns (a constructor is the
+ * place).  Returns 0, or -EBUSY when one is registered already or MPI is
+ * initialized. */
+int hp_pb_ext_register(const struct hp_pb_ext *ext);
+
+#endif

@@ -1,0 +1,113 @@
+/* mpiwrap/reqtab.h - what the wrappers remember about each MPI request.
+ *
+ * A non-blocking or persistent operation posted through the wrappers gets a
+ * struct hp_req: its piggyback slot (sent from, or received into), how the
+ * piggyback travels (packed copy or struct datatype), and what the
+ * statistics need at completion.  The completion calls find it again by the
+ * request handle in one process-wide table:
+ *
+ *  - open addressing, fixed capacity (a power of two), linear probing of at
+ *    most HP_REQ_PROBE slots, slots never return to empty (tombstones are
+ *    reused by inserts), so a lookup stops at the first empty slot;
+ *  - lock-free: inserts claim a slot with a compare-and-swap on its key;
+ *    a completion call claims the entry with a compare-and-swap of the key
+ *    to a "claimed" value, and either releases the slot (request finished)
+ *    or puts the key back (Test that did not complete).  A claimed entry is
+ *    invisible to lookups, so when MPI reuses a handle value that another
+ *    thread is still retiring, the new request is found, not the old one;
+ *  - when no slot is free within HP_REQ_PROBE, the entry goes to a small
+ *    list under a mutex (counted: never on the hot path in practice).
+ *
+ * struct hp_req objects come from per-thread pools; a thread completing
+ * another thread's request returns the object to the owner's lock-free
+ * return stack.  Nothing here calls MPI.
+ *
+ * Thread-safe: every function.  Not signal-safe.
+ */
+#ifndef HYPROF_MPIWRAP_REQTAB_H
+#define HYPROF_MPIWRAP_REQTAB_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mpiwrap/pb.h"
+
+#define HP_REQ_PROBE 64
+#define HP_REQ_INLINE 256 /* user bytes staged inside the object */
+
+enum hp_req_kind {
+	HP_RQ_SEND = 1, /* Isend & co. */
+	HP_RQ_RECV,     /* Irecv, Imrecv */
+	HP_RQ_PSEND,    /* persistent send (Send_init & co.) */
+	HP_RQ_PRECV,    /* persistent receive */
+};
+
+enum hp_req_scheme {
+	HP_SCH_NONE,    /* no piggyback (compensation off, MPI_PROC_NULL) */
+	HP_SCH_PACKED,  /* piggyback and data copied into `stage` */
+	HP_SCH_STRUCT,  /* struct datatype {pb, user data} */
+};
+
+struct hp_reqpool;
+
+struct hp_req {
+	struct hp_reqpool *pool;     /* owner */
+	struct hp_req *next;         /* free lists */
+	uint8_t kind, scheme, any_source, active;
+	int tag;                     /* as posted (may be MPI_ANY_TAG) */
+	int peer;                    /* as posted, communicator rank (may be ANY_SOURCE) */
+	MPI_Comm comm;
+	void *ubuf;                  /* packed receive: where the data goes */
+	int ucount;
+	MPI_Datatype utype;
+	MPI_Datatype st;             /* struct scheme: the datatype */
+	int st_owned;                /* st must be freed with the request */
+	char *stage;                 /* packed scheme: pb + data */
+	size_t stage_cap;            /* bytes of stage (inline or allocated) */
+	char *heap_stage;            /* allocated stage kept across reuses */
+	size_t heap_cap;
+	uint64_t site_key;           /* the posting call site */
+	const void *site_meta;       /* struct hp_site of the posting thread (immutable part) */
+	uint64_t bytes;              /* user bytes (send: posted; receive: capacity) */
+	uint64_t t_post;
+	struct hp_pb pb;             /* sent from / received into */
+	char inl[HP_PB_FULL + HP_REQ_INLINE] __attribute__((aligned(16)));
+};
+
+/* Set up the table with `cap` slots (rounded up to a power of two).
+ * Returns 0 or -ENOMEM.  Not thread-safe (MPI_Init). */
+int hp_reqtab_init(uint32_t cap);
+void hp_reqtab_fini(void);
+
+/* A fresh object from the calling thread's pool (NULL: out of memory). */
+struct hp_req *hp_req_alloc(void);
+/* Give an object back (any thread). */
+void hp_req_free(struct hp_req *r);
+
+/* Remember `r` under handle value `key` (never 0).  Returns 1 if it went to
+ * the overflow list, 0 otherwise. */
+int hp_req_insert(uintptr_t key, struct hp_req *r);
+
+/* A claimed entry: where it sits, so it can be released or put back. */
+struct hp_req_claim {
+	struct hp_req *r;            /* NULL: not found */
+	void *slot;                  /* table slot, or overflow node */
+	uintptr_t key;
+};
+/* Find and claim the entry of `key`.  Returns 1 if found. */
+int hp_req_claim(uintptr_t key, struct hp_req_claim *c);
+/* The request finished: forget it (the object is not freed). */
+void hp_req_release(struct hp_req_claim *c);
+/* The request is still pending (or persistent and inactive): put it back. */
+void hp_req_unclaim(struct hp_req_claim *c);
+
+/* Statistics for the report and the tests. */
+struct hp_reqtab_stats {
+	uint32_t cap;
+	uint64_t inserts, overflow, live_max;
+	uint64_t probes_max;
+};
+void hp_reqtab_stats(struct hp_reqtab_stats *s);
+
+#endif

@@ -1,0 +1,131 @@
+/* mpiwrap/types.c - datatype facts, piggyback struct datatypes, buffers.
+ *
+ * The piggyback travels in front of the user's data (pb.h).  Two ways:
+ *  - packed copy: piggyback and data copied into one contiguous buffer and
+ *    sent as MPI_PACKED, which matches any type on the other side (MPI 3.1
+ *    section 3.3.1); used for contiguous data up to hp_mpi.pack_max bytes;
+ *  - struct datatype: {pb_size bytes at the slot, count x type at buf} with
+ *    absolute addresses, sent from MPI_BOTTOM: no copy of the user's data.
+ * Both put the same bytes on the wire, so each side chooses by itself.
+ * Committed struct types are cached per thread by (slot, buf, count, type):
+ * a loop that sends from the same buffer builds its type once.  Datatype
+ * handles can be reused after MPI_Type_free, which bumps hp_mpi.type_epoch
+ * and so empties every cache.
+ *
+ * Runs in the thread that called MPI.  Not signal-safe.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpiwrap/mpiwrap.h"
+
+static inline uint32_t ptr_hash(uintptr_t p)
+{
+	uint64_t x = (uint64_t)p * 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(x >> 40);
+}
+
+const struct hp_typeinfo *hp_typeinfo(struct hp_mt *mt, MPI_Datatype t)
+{
+	uint64_t epoch = __atomic_load_n(&hp_mpi.type_epoch, __ATOMIC_RELAXED);
+	struct hp_typeinfo *ti = &mt->ti[ptr_hash((uintptr_t)t) % HP_TYPECACHE];
+	if (ti->type == t && ti->epoch == epoch && ti->size >= 0)
+		return ti;
+	ti->type = t;
+	ti->epoch = epoch;
+	int size = 0;
+	MPI_Aint lb = 0, extent = 0, tlb = 0, textent = 0;
+	if (PMPI_Type_size(t, &size) != MPI_SUCCESS || PMPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS ||
+	    PMPI_Type_get_true_extent(t, &tlb, &textent) != MPI_SUCCESS) {
+		/* an invalid type: let MPI report it in the call itself */
+		ti->size = 0;
+		ti->extent = 0;
+		ti->contig = 0;
+		ti->type = MPI_DATATYPE_NULL;
+		return ti;
+	}
+	ti->size = size;
+	ti->extent = extent;
+	/* data of count elements is the bytes [buf, buf + count * size) */
+	ti->contig = size > 0 && lb == 0 && tlb == 0 && extent == size && textent == size;
+	return ti;
+}
+
+static MPI_Datatype build(const void *slot, const void *buf, int count, MPI_Datatype type)
+{
+	int bl[2] = {(int)hp_mpi.pb_size, count};
+	MPI_Aint d[2];
+	MPI_Datatype ty[2] = {MPI_BYTE, type};
+	MPI_Datatype st = MPI_DATATYPE_NULL;
+	PMPI_Get_address(slot, &d[0]);
+	/* MPI_BOTTOM is a valid user buffer (absolute addresses in the type) */
+	if (buf == MPI_BOTTOM)
+		d[1] = 0;
+	else
+		PMPI_Get_address(buf, &d[1]);
+	if (PMPI_Type_create_struct(2, bl, d, ty, &st) != MPI_SUCCESS)
+		return MPI_DATATYPE_NULL;
+	if (PMPI_Type_commit(&st) != MPI_SUCCESS) {
+		PMPI_Type_free(&st);
+		return MPI_DATATYPE_NULL;
+	}
+	return st;
+}
+
+MPI_Datatype hp_pb_struct(struct hp_mt *mt, const void *slot, const void *buf, int count,
+			  MPI_Datatype type, int cache, int *owned)
+{
+	*owned = 0;
+	if (!cache) {
+		*owned = 1;
+		return build(slot, buf, count, type);
+	}
+	uint64_t epoch = __atomic_load_n(&hp_mpi.type_epoch, __ATOMIC_RELAXED);
+	uint32_t h = ptr_hash((uintptr_t)buf ^ ((uintptr_t)slot << 7) ^ (uintptr_t)type ^ (uintptr_t)count);
+	struct hp_structtype *e = &mt->sts[h % HP_STRUCTCACHE];
+	if (e->st != MPI_DATATYPE_NULL && e->buf == buf && e->slot == slot && e->count == count &&
+	    e->type == type && e->epoch == epoch && e->pb_size == hp_mpi.pb_size)
+		return e->st;
+	/* evict: freeing a type that a pending request still uses is allowed,
+	 * the communication completes normally (MPI 3.1 section 4.1.9) */
+	if (e->st != MPI_DATATYPE_NULL)
+		PMPI_Type_free(&e->st);
+	e->st = build(slot, buf, count, type);
+	e->buf = buf;
+	e->slot = slot;
+	e->count = count;
+	e->type = type;
+	e->epoch = epoch;
+	e->pb_size = hp_mpi.pb_size;
+	return e->st;
+}
+
+char *hp_stage(struct hp_mt *mt, int which, size_t n)
+{
+	if (n <= mt->stage_cap[which])
+		return mt->stage[which];
+	size_t cap = mt->stage_cap[which] ? mt->stage_cap[which] : 256;
+	while (cap < n)
+		cap *= 2;
+	char *p = realloc(mt->stage[which], cap);
+	if (!p)
+		return NULL;
+	mt->stage[which] = p;
+	mt->stage_cap[which] = cap;
+	return p;
+}
+
+void *hp_scratch(struct hp_mt *mt, size_t n)
+{
+	if (n <= mt->scratch_cap)
+		return mt->scratch;
+	size_t cap = mt->scratch_cap ? mt->scratch_cap : 1024;
+	while (cap < n)
+		cap *= 2;
+	void *p = realloc(mt->scratch, cap);
+	if (!p)
+		return NULL;
+	mt->scratch = p;
+	mt->scratch_cap = cap;
+	return p;
+}

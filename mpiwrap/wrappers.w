@@ -1,0 +1,285 @@
+# mpiwrap/wrappers.w - the one template of hyprof's PMPI wrappers.
+#
+# gen_wrappers.py expands it at build time into wrappers.c (every C entry
+# point MPI_X and its Fortran entry points mpi_x, mpi_x_, mpi_x__, MPI_X,
+# mpi_x_f08_), fn.h (the function ids and names) and classes.h (the
+# prototypes of the class functions in p2p.c, complete.c, coll.c, comm.c,
+# init.c).  The generated files are build outputs, never committed.
+#
+# Each wrapped function is one line:
+#     %fn CLASS [nofortran] PROTOTYPE
+# The prototype is the C one of mpi.h; comments after a parameter tell the
+# Fortran side what the parameter is when its C type alone does not:
+#     /*inout*/        MPI_Request * read and written (default: written)
+#     /*logical*/      int * that Fortran sees as LOGICAL
+#     /*index*/        int * index that Fortran counts from 1
+#     /*indices:N*/    int[] of N indices counted from 1 in Fortran
+#     /*n:N*/          MPI_Request[] or MPI_Status[] of N elements
+#     /*drop*/         not passed from Fortran (argc, argv): NULL
+#     /*detach*/       MPI_Buffer_detach's address out-parameter
+# N is a C expression over the Fortran parameters (pointers), e.g. *count.
+#
+# Each class is a body between %class NAME and %end.  A plain class body
+# runs inside the common envelope:
+#     struct hp_call c;
+#     if (!hp_call_enter(&c, ID, ra))        guard: not ours, or nested
+#         return PMPI_X(args);
+#     int rc;
+#     <body>                                 time, call PMPI, piggyback, rule
+#     hp_call_leave(&c);                     record, charge our own cost
+#     return rc;
+# A class marked `raw` is the whole body (MPI_Init, MPI_Finalize).
+# Placeholders: {{pmpi}} the PMPI function, {{args}} the arguments,
+# {{id}} the function id, {{name}} the MPI name.
+
+# ---- life cycle ------------------------------------------------------------
+%class init raw
+	return hp_w_init(ra, {{pmpi}}, {{args}});
+%end
+%class init_thread raw
+	return hp_w_init_thread(ra, {{pmpi}}, {{args}});
+%end
+%class finalize raw
+	return hp_w_finalize(ra, {{pmpi}});
+%end
+
+%fn init         int MPI_Init(int *argc /*drop*/, char ***argv /*drop*/)
+%fn init_thread  int MPI_Init_thread(int *argc /*drop*/, char ***argv /*drop*/, int required, int *provided)
+%fn finalize     int MPI_Finalize(void)
+
+# ---- point to point ----------------------------------------------------------
+%class send
+	rc = hp_w_send(&c, {{pmpi}}, {{args}});
+%end
+%class recv
+	rc = hp_w_recv(&c, {{pmpi}}, {{args}});
+%end
+%class isend
+	rc = hp_w_isend(&c, {{pmpi}}, {{args}});
+%end
+%class irecv
+	rc = hp_w_irecv(&c, {{pmpi}}, {{args}});
+%end
+%class sendrecv
+	rc = hp_w_sendrecv(&c, {{pmpi}}, {{args}});
+%end
+%class sendrecv_replace
+	rc = hp_w_sendrecv_replace(&c, {{pmpi}}, {{args}});
+%end
+%class probe
+	rc = hp_w_probe(&c, {{pmpi}}, {{args}});
+%end
+%class iprobe
+	rc = hp_w_iprobe(&c, {{pmpi}}, {{args}});
+%end
+%class mprobe
+	rc = hp_w_mprobe(&c, {{pmpi}}, {{args}});
+%end
+%class improbe
+	rc = hp_w_improbe(&c, {{pmpi}}, {{args}});
+%end
+%class mrecv
+	rc = hp_w_mrecv(&c, {{pmpi}}, {{args}});
+%end
+%class imrecv
+	rc = hp_w_imrecv(&c, {{pmpi}}, {{args}});
+%end
+%class psend
+	rc = hp_w_psend(&c, {{pmpi}}, {{args}});
+%end
+%class precv
+	rc = hp_w_precv(&c, {{pmpi}}, {{args}});
+%end
+%class start
+	rc = hp_w_start(&c, {{pmpi}}, {{args}});
+%end
+%class startall
+	rc = hp_w_startall(&c, {{pmpi}}, {{args}});
+%end
+%class buffer_attach
+	rc = hp_w_buffer_attach(&c, {{pmpi}}, {{args}});
+%end
+%class buffer_detach
+	rc = hp_w_buffer_detach(&c, {{pmpi}}, {{args}});
+%end
+
+%fn send     int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+%fn send     int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+%fn send     int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+%fn send     int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+%fn recv     int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
+%fn isend    int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+%fn isend    int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+%fn isend    int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+%fn isend    int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+%fn irecv    int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
+%fn sendrecv int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+%fn sendrecv_replace int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+%fn probe    int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+%fn iprobe   int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag /*logical*/, MPI_Status *status)
+%fn mprobe   int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+%fn improbe  int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag /*logical*/, MPI_Message *message, MPI_Status *status)
+%fn mrecv    int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message /*inout*/, MPI_Status *status)
+%fn imrecv   int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message /*inout*/, MPI_Request *request)
+%fn psend    int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+%fn psend    int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+%fn psend    int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+%fn psend    int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+%fn precv    int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
+%fn start    int MPI_Start(MPI_Request *request /*inout*/)
+%fn startall int MPI_Startall(int count, MPI_Request array_of_requests[] /*n:*count*/)
+%fn buffer_attach int MPI_Buffer_attach(void *buffer, int size)
+%fn buffer_detach int MPI_Buffer_detach(void *buffer_addr /*detach*/, int *size)
+
+# ---- completion ----------------------------------------------------------------
+%class wait
+	rc = hp_w_wait(&c, {{pmpi}}, {{args}});
+%end
+%class test
+	rc = hp_w_test(&c, {{pmpi}}, {{args}});
+%end
+%class waitall
+	rc = hp_w_waitall(&c, {{pmpi}}, {{args}});
+%end
+%class testall
+	rc = hp_w_testall(&c, {{pmpi}}, {{args}});
+%end
+%class waitany
+	rc = hp_w_waitany(&c, {{pmpi}}, {{args}});
+%end
+%class testany
+	rc = hp_w_testany(&c, {{pmpi}}, {{args}});
+%end
+%class waitsome
+	rc = hp_w_waitsome(&c, {{pmpi}}, {{args}});
+%end
+%class request_free
+	rc = hp_w_request_free(&c, {{pmpi}}, {{args}});
+%end
+%class request_get_status
+	rc = hp_w_request_get_status(&c, {{pmpi}}, {{args}});
+%end
+
+%fn wait     int MPI_Wait(MPI_Request *request /*inout*/, MPI_Status *status)
+%fn test     int MPI_Test(MPI_Request *request /*inout*/, int *flag /*logical*/, MPI_Status *status)
+%fn waitall  int MPI_Waitall(int count, MPI_Request array_of_requests[] /*n:*count*/, MPI_Status array_of_statuses[] /*n:*count*/)
+%fn testall  int MPI_Testall(int count, MPI_Request array_of_requests[] /*n:*count*/, int *flag /*logical*/, MPI_Status array_of_statuses[] /*n:*count*/)
+%fn waitany  int MPI_Waitany(int count, MPI_Request array_of_requests[] /*n:*count*/, int *index /*index*/, MPI_Status *status)
+%fn testany  int MPI_Testany(int count, MPI_Request array_of_requests[] /*n:*count*/, int *index /*index*/, int *flag /*logical*/, MPI_Status *status)
+%fn waitsome int MPI_Waitsome(int incount, MPI_Request array_of_requests[] /*n:*incount*/, int *outcount, int array_of_indices[] /*indices:*outcount*/, MPI_Status array_of_statuses[] /*n:*incount*/)
+%fn waitsome int MPI_Testsome(int incount, MPI_Request array_of_requests[] /*n:*incount*/, int *outcount, int array_of_indices[] /*indices:*outcount*/, MPI_Status array_of_statuses[] /*n:*incount*/)
+%fn request_free int MPI_Request_free(MPI_Request *request /*inout*/)
+%fn request_get_status int MPI_Request_get_status(MPI_Request request, int *flag /*logical*/, MPI_Status *status)
+
+# ---- collectives -----------------------------------------------------------------
+# Each class times the call, then exchanges the delays (coll.c says how).
+%class barrier
+	rc = hp_w_barrier(&c, {{pmpi}}, {{args}});
+%end
+%class bcast
+	rc = hp_w_bcast(&c, {{pmpi}}, {{args}});
+%end
+%class gather
+	rc = hp_w_gather(&c, {{pmpi}}, {{args}});
+%end
+%class gatherv
+	rc = hp_w_gatherv(&c, {{pmpi}}, {{args}});
+%end
+%class scatter
+	rc = hp_w_scatter(&c, {{pmpi}}, {{args}});
+%end
+%class scatterv
+	rc = hp_w_scatterv(&c, {{pmpi}}, {{args}});
+%end
+%class allgather
+	rc = hp_w_allgather(&c, {{pmpi}}, {{args}});
+%end
+%class allgatherv
+	rc = hp_w_allgatherv(&c, {{pmpi}}, {{args}});
+%end
+%class alltoall
+	rc = hp_w_alltoall(&c, {{pmpi}}, {{args}});
+%end
+%class alltoallv
+	rc = hp_w_alltoallv(&c, {{pmpi}}, {{args}});
+%end
+%class alltoallw
+	rc = hp_w_alltoallw(&c, {{pmpi}}, {{args}});
+%end
+%class reduce
+	rc = hp_w_reduce(&c, {{pmpi}}, {{args}});
+%end
+%class allreduce
+	rc = hp_w_allreduce(&c, {{pmpi}}, {{args}});
+%end
+%class reduce_scatter
+	rc = hp_w_reduce_scatter(&c, {{pmpi}}, {{args}});
+%end
+%class reduce_scatter_block
+	rc = hp_w_reduce_scatter_block(&c, {{pmpi}}, {{args}});
+%end
+
+%fn barrier    int MPI_Barrier(MPI_Comm comm)
+%fn bcast      int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+%fn gather     int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+%fn gatherv    int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+%fn scatter    int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+%fn scatterv   int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+%fn allgather  int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+%fn allgatherv int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+%fn alltoall   int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+%fn alltoallv  int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+%fn alltoallw nofortran int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+%fn reduce     int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+%fn allreduce  int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+%fn reduce_scatter int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+%fn reduce_scatter_block int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+%fn allreduce  int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+%fn allreduce  int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+
+# ---- communicators and datatypes -------------------------------------------------
+%class comm_new
+	rc = hp_w_comm_new(&c, {{pmpi}}, {{args}});
+%end
+%class comm_split
+	rc = hp_w_comm_split(&c, {{pmpi}}, {{args}});
+%end
+%class comm_split_type
+	rc = hp_w_comm_split_type(&c, {{pmpi}}, {{args}});
+%end
+%class comm_create
+	rc = hp_w_comm_create(&c, {{pmpi}}, {{args}});
+%end
+%class comm_create_group
+	rc = hp_w_comm_create_group(&c, {{pmpi}}, {{args}});
+%end
+%class intercomm_create
+	rc = hp_w_intercomm_create(&c, {{pmpi}}, {{args}});
+%end
+%class intercomm_merge
+	rc = hp_w_intercomm_merge(&c, {{pmpi}}, {{args}});
+%end
+%class cart_create
+	rc = hp_w_cart_create(&c, {{pmpi}}, {{args}});
+%end
+%class cart_sub
+	rc = hp_w_cart_sub(&c, {{pmpi}}, {{args}});
+%end
+%class comm_free
+	rc = hp_w_comm_free(&c, {{pmpi}}, {{args}});
+%end
+%class type_free
+	rc = hp_w_type_free(&c, {{pmpi}}, {{args}});
+%end
+
+%fn comm_new    int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+%fn comm_split  int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+%fn comm_split_type int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+%fn comm_create int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+%fn comm_create_group int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+%fn intercomm_create int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
+%fn intercomm_merge int MPI_Intercomm_merge(MPI_Comm intercomm, int high /*logical*/, MPI_Comm *newintracomm)
+%fn cart_create int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[] /*logicals*/, int reorder /*logical*/, MPI_Comm *comm_cart)
+%fn cart_sub    int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[] /*logicals*/, MPI_Comm *newcomm)
+%fn comm_free   int MPI_Comm_free(MPI_Comm *comm /*inout*/)
+%fn type_free   int MPI_Type_free(MPI_Datatype *datatype /*inout*/)

@@ -1,0 +1,334 @@
+/* runtime/thread.c - per-thread state: creation, TLS, thread exit, fork.
+ *
+ * Every thread's state is one struct hp_thread_mem (runtime/lifecycle.h)
+ * mapped with mmap when the thread starts: by the pthread_create wrapper for
+ * threads the program creates, by the constructor for the main thread, or
+ * lazily by hp_thread_get() for threads created behind our back.  It is never
+ * unmapped: the data outlives the thread and is written at process exit.
+ * Thread exit (return from the start routine, pthread_exit, cancellation) is
+ * caught by a pthread key destructor, which runs in all three cases.
+ *
+ * Signal-safe: hp_thread_self() only.  The thread list is protected by
+ * hp_threads_lock, which is never taken in signal context.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "counting/counting.h"
+#include "runtime/lifecycle.h"
+#include "runtime/state.h"
+#include "sampler/sampler.h"
+
+const char *const hp_drop_names[HP_DROP_NREASONS] = {
+	[HP_DROP_REENTRANT] = "reentrant", [HP_DROP_LOADER] = "loader",
+	[HP_DROP_UNWIND] = "unwind",       [HP_DROP_FULL] = "full",
+	[HP_DROP_NOTHREAD] = "nothread",
+};
+
+/* Initial-exec: one load from %fs in the signal handler, no __tls_get_addr
+ * (which may allocate) on any path. */
+static __thread struct hp_thread *hp_self __attribute__((tls_model("initial-exec")));
+
+pthread_mutex_t hp_threads_lock = PTHREAD_MUTEX_INITIALIZER;
+struct hp_thread *hp_main_thread;
+static pthread_key_t exit_key;
+static int exit_key_ok;
+static uint32_t next_index;
+
+typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+static pthread_create_fn real_pthread_create;
+
+HP_EXPORT struct hp_thread *hp_thread_self(void)
+{
+	return hp_self;
+}
+
+void hp_thread_set_self(struct hp_thread *t)
+{
+	hp_self = t;
+}
+
+HP_EXPORT struct hp_thread *hp_thread_get(void)
+{
+	struct hp_thread *t = hp_self;
+	if (t || !hp_rt.initialized)
+		return t;
+	return hp_thread_create();
+}
+
+static void on_thread_exit(void *p)
+{
+	struct hp_thread *t = p;
+	if (t && !t->exited)
+		hp_thread_finish(t);
+}
+
+void hp_thread_resolve(void)
+{
+	if (!real_pthread_create)
+		real_pthread_create = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+	if (!exit_key_ok && pthread_key_create(&exit_key, on_thread_exit) == 0)
+		exit_key_ok = 1;
+}
+
+static pid_t gettid_raw(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+static void stack_bounds(struct hp_thread_mem *m)
+{
+	pthread_attr_t a;
+	void *lo;
+	size_t size;
+	m->stack_lo = m->stack_hi = 0;
+	if (pthread_getattr_np(pthread_self(), &a))
+		return;
+	if (pthread_attr_getstack(&a, &lo, &size) == 0) {
+		m->stack_lo = (uintptr_t)lo;
+		m->stack_hi = (uintptr_t)lo + size;
+	}
+	pthread_attr_destroy(&a);
+}
+
+static void identity(struct hp_thread_mem *m)
+{
+	struct hp_thread *t = &m->t;
+	t->tid = gettid_raw();
+	t->start_ns = hp_now_ns();
+	t->start_tsc = hp_rdtsc();
+	m->has_cpu_clock = pthread_getcpuclockid(pthread_self(), &m->cpu_clock) == 0;
+	stack_bounds(m);
+	prctl(PR_GET_NAME, t->name, 0, 0, 0);
+}
+
+struct hp_thread *hp_thread_create(void)
+{
+	size_t len = (sizeof(struct hp_thread_mem) + 4095) & ~(size_t)4095;
+	struct hp_thread_mem *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED) {
+		hp_log("thread %d runs unprofiled: cannot map its state (%s)", (int)gettid_raw(), strerror(errno));
+		return NULL;
+	}
+	struct hp_thread *t = &m->t;
+	t->busy = 1; /* samples before the set-up is complete are dropped */
+	t->src.fd = -1;
+	t->src.papi_set = -1;
+	t->probe_cur = CCT_ROOT;
+	identity(m);
+	int err = cct__init(&t->sample, hp_rt.cfg.max_nodes);
+	if (err) {
+		hp_log("thread %d runs unprofiled: cannot map its call-path tree of %u nodes (%s)", (int)t->tid,
+		       hp_rt.cfg.max_nodes, strerror(-err));
+		munmap(m, len);
+		return NULL;
+	}
+	hp_self = t;
+	err = hp_counting_thread_init(t);
+	if (err)
+		hp_log("thread %d: probes are off on this thread (%s)", (int)t->tid, strerror(-err));
+	if (exit_key_ok)
+		pthread_setspecific(exit_key, t);
+	hp_altstack_setup(m);
+
+	pthread_mutex_lock(&hp_threads_lock);
+	t->index = next_index++;
+	t->next = hp_rt.threads;
+	/* Published last: the list is walked without the lock (pause, write). */
+	__atomic_store_n(&hp_rt.threads, t, __ATOMIC_RELEASE);
+	hp_rt.nthreads++;
+	m->in_list = 1;
+	if (t->index == 0)
+		hp_main_thread = t;
+	pthread_mutex_unlock(&hp_threads_lock);
+
+	t->busy = 0;
+	if (hp_rt.active && hp_sampler_thread_start(t) == 0)
+		m->sampling = 1;
+	return t;
+}
+
+static void read_comm(pid_t tid, char name[16])
+{
+	char path[64];
+	hp_fmt(path, sizeof(path), "/proc/self/task/%d/comm", (int)tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	char buf[16];
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	if (buf[n - 1] == '\n')
+		n--;
+	memcpy(name, buf, (size_t)n);
+	name[n] = '\0';
+}
+
+static uint64_t cpu_ns_of(struct hp_thread_mem *m)
+{
+	struct timespec ts;
+	if (!m->has_cpu_clock || clock_gettime(m->cpu_clock, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void hp_thread_finish(struct hp_thread *t)
+{
+	struct hp_thread_mem *m = hp_thread_mem(t);
+	if (t->exited)
+		return;
+	t->busy++;
+	if (m->sampling) {
+		hp_sampler_thread_stop(t);
+		m->sampling = 0;
+	}
+	t->end_ns = hp_now_ns();
+	t->end_tsc = hp_rdtsc();
+	t->cpu_ns = cpu_ns_of(m);
+	prctl(PR_GET_NAME, t->name, 0, 0, 0);
+	hp_altstack_release(m);
+	t->exited = 1;
+	t->busy--;
+}
+
+void hp_threads_snapshot(void)
+{
+	uint64_t now = hp_now_ns(), tsc = hp_rdtsc();
+	for (struct hp_thread *t = __atomic_load_n(&hp_rt.threads, __ATOMIC_ACQUIRE); t; t = t->next) {
+		if (t->exited)
+			continue;
+		/* Still running: its data is read as it is now.  Its sampling was
+		 * paused by hp_sampling_pause_all(). */
+		t->end_ns = now;
+		t->end_tsc = tsc;
+		t->cpu_ns = cpu_ns_of(hp_thread_mem(t));
+		read_comm(t->tid, t->name);
+	}
+}
+
+void hp_threads_close_all(void)
+{
+	struct hp_thread *self = hp_self;
+	if (self)
+		hp_thread_finish(self);
+	hp_threads_snapshot();
+}
+
+static void reset_counters(struct hp_thread *t)
+{
+	t->samples = t->meas_samples = t->meas_period = t->handler_cycles = 0;
+	memset(t->dropped, 0, sizeof(t->dropped));
+	t->stack_overflow = t->exit_mismatch = 0;
+	t->overhead = t->delay = 0;
+	t->probe_events = 0;
+	t->exited = 0;
+	t->end_ns = t->end_tsc = t->cpu_ns = 0;
+}
+
+/* In the forked child the probe tree may have functions open on the shadow
+ * stack (main, ..., the caller of fork): their node indices must stay valid,
+ * so when frames are open the tree keeps its shape and only the metrics are
+ * zeroed; open frames restart their clocks at the fork. */
+static void reset_probe_tree(struct hp_thread *t)
+{
+	if (!t->probe.nodes)
+		return;
+	if (t->sp == 0) {
+		cct__reset(&t->probe);
+		t->probe_cur = CCT_ROOT;
+		return;
+	}
+	for (uint32_t i = 0; i < t->probe.n; i++) {
+		struct cct_node *n = &t->probe.nodes[i];
+		n->samples = n->period = n->calls = 0;
+		n->incl = n->excl = n->incl_comp = n->excl_comp = 0;
+		n->probes_inside = n->clamped = n->skipped = n->meas_samples = 0;
+	}
+	t->probe.full = 0;
+	uint64_t now = hp_rdtsc();
+	for (uint32_t i = 0; i < t->sp && t->stack; i++) {
+		t->stack[i].t_enter = now;
+		t->stack[i].probes_at = 0;
+		t->stack[i].child_incl = t->stack[i].child_comp = 0;
+	}
+}
+
+void hp_threads_after_fork_child(void)
+{
+	pthread_mutex_init(&hp_threads_lock, NULL);
+	struct hp_thread *self = hp_self;
+	/* Only the forking thread exists in the child.  The others' structs are
+	 * copies of the parent's: unlink them (their memory is left alone). */
+	hp_rt.threads = NULL;
+	hp_rt.nthreads = 0;
+	hp_main_thread = NULL;
+	next_index = 0;
+	if (!self) {
+		hp_thread_create();
+		return;
+	}
+	struct hp_thread_mem *m = hp_thread_mem(self);
+	self->busy++;
+	cct__reset(&self->sample);
+	reset_probe_tree(self);
+	reset_counters(self);
+	identity(m);
+	m->sampling = 0;
+	m->unwind_faults = m->stray_signals = 0;
+	self->index = next_index++;
+	self->next = NULL;
+	hp_rt.threads = self;
+	hp_rt.nthreads = 1;
+	hp_main_thread = self;
+	if (exit_key_ok)
+		pthread_setspecific(exit_key, self);
+	self->busy--;
+	if (hp_rt.active && hp_sampler_thread_start(self) == 0)
+		m->sampling = 1;
+}
+
+/* ---- pthread_create ---------------------------------------------------- */
+
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void *start_wrapper(void *p)
+{
+	struct start s = *(struct start *)p;
+	free(p);
+	hp_thread_create();
+	return s.fn(s.arg);
+}
+
+HP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+	if (!real_pthread_create)
+		hp_thread_resolve();
+	if (!real_pthread_create)
+		return EAGAIN;
+	hp_runtime_start();
+	if (!hp_rt.initialized || !hp_rt.active)
+		return real_pthread_create(th, attr, fn, arg);
+	struct start *s = malloc(sizeof(*s));
+	if (!s)
+		return real_pthread_create(th, attr, fn, arg);
+	s->fn = fn;
+	s->arg = arg;
+	int rc = real_pthread_create(th, attr, start_wrapper, s);
+	if (rc)
+		free(s);
+	return rc;
+}

@@ -1,0 +1,64 @@
+/* sampler/internal.h - what the sampler's files share (not an interface). */
+#ifndef HYPROF_SAMPLER_INTERNAL_H
+#define HYPROF_SAMPLER_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/lifecycle.h"
+#include "sampler/sampler.h"
+
+extern const struct hp_source_ops hp_source_perf_hw;
+extern const struct hp_source_ops hp_source_papi;
+extern const struct hp_source_ops hp_source_perf_sw;
+extern const struct hp_source_ops hp_source_posix_timer;
+
+/* ---- handler.c --------------------------------------------------------- */
+/* The skeleton for sources whose signal is delivered by someone else (PAPI
+ * calls its overflow callback from its own handler): the same checks and
+ * accounting as the sampling signal handler, with the period known.
+ * Signal-safe. */
+void hp_sampler_deliver(void *ucontext, uint64_t period);
+
+/* ---- unwind.c ---------------------------------------------------------- */
+/* Choose the unwinder (HYPROF_UNWIND) and set libunwind's caching policy. */
+int hp_unwind_init(int method);
+/* Unwind from the signal context into m->path, root first, the leaf (the
+ * interrupted PC) last.  Returns the number of frames (0 or less: failed
+ * before any frame); *truncated is set when frames between the outermost
+ * HP_UNWIND_MAX - 1 and the leaf were left out.  Signal-safe. */
+int hp_unwind(struct hp_thread_mem *m, void *ucontext, int *truncated);
+/* Per-thread unwinder set-up, at thread start (not in a signal). */
+void hp_unwind_thread_init(void);
+
+/* ---- perf.c: what perf_hw.c and perf_sw.c share ------------------------ */
+struct hp_perf_event {
+	const char *name;  /* "cycles" */
+	uint32_t type;     /* PERF_TYPE_HARDWARE / PERF_TYPE_SOFTWARE */
+	uint64_t config;
+	int is_clock;      /* period in ns */
+};
+
+/* The event a source opened, shared by every thread. */
+struct hp_perf_choice {
+	const struct hp_perf_event *ev;
+	uint64_t period;   /* 0: frequency mode */
+	uint64_t freq;
+	int exclude_kernel;
+	char name[64];     /* "task-clock", "cycles:u" */
+};
+
+/* Open `ev` on the calling thread with the period or frequency, trying kernel
+ * samples first and user-only on EACCES.  Fills c.  Returns an fd or -errno. */
+int hp_perf_probe(const struct hp_perf_event *ev, uint64_t period, uint64_t freq,
+		  struct hp_perf_choice *c);
+/* One line of advice for errno `e` when opening ev. */
+void hp_perf_why(const char *src, const struct hp_perf_event *ev, int e, char *why, size_t len);
+int hp_perf_thread_start(const struct hp_perf_choice *c, struct hp_thread *t);
+void hp_perf_thread_stop(struct hp_thread *t);
+int hp_perf_on_signal(struct hp_thread *t, siginfo_t *si, uint64_t *period);
+void hp_perf_pause(struct hp_thread *t, int on);
+/* Name table lookup: NULL when `name` is not in `tab`. */
+const struct hp_perf_event *hp_perf_lookup(const struct hp_perf_event *tab, size_t n, const char *name);
+
+#endif

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""tests/sampler/check.py - facts about `hyprof report --json` output.
+
+Each command prints what it checked and exits 1 on a failed check:
+  path  REPORT.json main/a/... WANT_PCT TOL   total%% of that call path
+  func  REPORT.json NAME [MIN_PCT [MODULE]]   function present (total%% >= MIN)
+  nofunc REPORT.json NAME                      function absent (no time)
+  field REPORT.json KEY VALUE                  top-level field equals VALUE
+  ge    REPORT.json KEY N                      top-level number >= N
+A path starts at the first node named like its first element (the frames
+above main, libc's start-up, are not part of what a test constructs).
+"""
+import json
+import sys
+
+
+def load(p):
+    with open(p) as f:
+        return json.load(f)
+
+
+def find(node, name):
+    if node.get("name") == name:
+        return node
+    for c in node.get("children", []):
+        r = find(c, name)
+        if r:
+            return r
+    return None
+
+
+def walk_path(tree, parts):
+    node = find(tree, parts[0])
+    for p in parts[1:]:
+        if node is None:
+            return None
+        node = next((c for c in node.get("children", []) if c.get("name") == p), None)
+    return node
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def main(argv):
+    cmd, rep = argv[1], load(argv[2])
+    if cmd == "path":
+        parts, want, tol = argv[3].split("/"), float(argv[4]), float(argv[5])
+        node = walk_path(rep["tree"], parts)
+        if node is None:
+            fail("call path %s not in the tree" % argv[3])
+        got = node["total_pct"]
+        ok = abs(got - want) <= tol
+        print("%s path %s: %.1f%% (want %.1f +- %.1f)" % ("ok" if ok else "FAIL", argv[3], got, want, tol))
+        return 0 if ok else 1
+    if cmd in ("func", "nofunc"):
+        name = argv[3]
+        fs = [f for f in rep["functions"] if f["name"] == name]
+        if cmd == "nofunc":
+            if fs and any(f["total"] > 0 for f in fs):
+                fail("function %s present with %.1f%%" % (name, fs[0]["total_pct"]))
+            print("ok no %s" % name)
+            return 0
+        if not fs:
+            fail("function %s absent; functions: %s" % (name, [f["name"] for f in rep["functions"]][:20]))
+        f = fs[0]
+        minpct = float(argv[4]) if len(argv) > 4 else 0.0
+        if f["total_pct"] < minpct:
+            fail("function %s at %.1f%% < %.1f%%" % (name, f["total_pct"], minpct))
+        if len(argv) > 5 and f["module"] != argv[5]:
+            fail("function %s in module %s, want %s" % (name, f["module"], argv[5]))
+        print("ok %s %.1f%% in %s" % (name, f["total_pct"], f["module"]))
+        return 0
+    if cmd == "field":
+        got, want = rep.get(argv[3]), argv[4]
+        if isinstance(got, bool):
+            ok = str(got).lower() == want
+        elif isinstance(got, (int, float)):
+            ok = float(got) == float(want)
+        else:
+            ok = got == want
+        if not ok:
+            fail("%s is %r, want %s" % (argv[3], got, want))
+        print("ok %s = %s" % (argv[3], want))
+        return 0
+    if cmd == "ge":
+        got = rep.get(argv[3])
+        if not isinstance(got, (int, float)) or got < float(argv[4]):
+            fail("%s is %r, want >= %s" % (argv[3], got, argv[4]))
+        print("ok %s = %s >= %s" % (argv[3], got, argv[4]))
+        return 0
+    fail("unknown command " + cmd)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,59 @@
+/* crash: crash_work, then die the way argv[1] says:
+ *   segv  write through a NULL pointer      abort  abort()
+ *   term  raise(SIGTERM)                     exit3  _exit(3)
+ *   quick quick_exit(4)
+ *   handled  a SIGSEGV handler of our own recovers (siglongjmp), exit 0
+ *   sigrt    install a handler on SIGRTMIN+3 (hyprof's signal), exit 0
+ * Usage: crash MODE [millions of steps] */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "work.h"
+
+static sigjmp_buf back;
+static volatile int *volatile nullp; /* NULL, opaque to the compiler */
+static volatile sig_atomic_t caught;
+
+static void on_segv(int sig) { (void)sig; caught++; siglongjmp(back, 1); }
+static void on_rt(int sig) { (void)sig; }
+
+__attribute__((noinline)) void crash_work(unsigned long n) { spin(n); }
+__attribute__((noinline)) void after_recovery(unsigned long n) { spin(n); }
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "segv";
+	unsigned long n = arg_m(argc, argv, 2, 200);
+	if (!strcmp(mode, "handled")) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_segv;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGSEGV, &sa, NULL);
+	}
+	if (!strcmp(mode, "sigrt"))
+		signal(SIGRTMIN + 3, on_rt);
+	crash_work(n);
+	if (!strcmp(mode, "segv") || !strcmp(mode, "handled")) {
+		if (sigsetjmp(back, 1) == 0)
+			*nullp = 1;
+		if (!caught)
+			return 99;
+		after_recovery(n);
+		struct sigaction cur;
+		sigaction(SIGSEGV, NULL, &cur);
+		return cur.sa_handler == on_segv ? 0 : 98;
+	}
+	if (!strcmp(mode, "abort"))
+		abort();
+	if (!strcmp(mode, "term"))
+		raise(SIGTERM);
+	if (!strcmp(mode, "exit3"))
+		_exit(3);
+	if (!strcmp(mode, "quick"))
+		quick_exit(4);
+	return 0;
+}

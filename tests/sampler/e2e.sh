@@ -1,0 +1,268 @@
+#!/bin/sh
+# tests/sampler/e2e.sh CASE - end-to-end tests of the runtime and the sampler.
+#
+# Each case runs small programs (tests/sampler/*.c) with libhyprof.so
+# preloaded and HYPROF_* set, the way `hyprof run` does, reads the profiles
+# back with `hyprof report --json` and checks facts with check.py: shares of
+# call paths known by construction (within 3 percentage points), which
+# functions appear in which process's profile, exit statuses, partial marks.
+# Exit 0 pass, 1 fail, 77 skipped (the reason is printed).
+set -u
+CASE=${1:?usage: e2e.sh CASE}
+T=${HYPROF_TEST_BIN:?}
+LIB=${HYPROF_LIB:?}/libhyprof.so
+BIN=${HYPROF_BIN:?}
+HERE=$(cd "$(dirname "$0")" && pwd)
+W=$(mktemp -d /tmp/hyprof-sampler-XXXXXX)
+trap 'rm -rf "$W"' EXIT
+unset HYPROF_OUTPUT HYPROF_EVENT HYPROF_PERIOD HYPROF_FREQ HYPROF_UNWIND HYPROF_SIGNAL HYPROF_QUIET
+fails=0
+
+check() { python3 "$HERE/check.py" "$@" || fails=$((fails + 1)); }
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# prof DIR [VAR=value...] PROGRAM ARGS: run with the runtime preloaded.
+prof() { d=$1; shift; env HYPROF_OUTPUT="$d" LD_PRELOAD="$LIB" "$@"; }
+# report PATH OUT.json
+report() { "$BIN" report --json "$1" >"$2" 2>"$2.err" || { cat "$2.err"; fail "hyprof report $1"; }; }
+nfiles() { ls "$1"/*.hyp 2>/dev/null | wc -l; }
+# The profile in DIR that has (or lacks) function NAME, via the report.
+file_with() {
+	for f in "$1"/*.hyp; do
+		"$BIN" report --json "$f" >"$f.json" 2>/dev/null || continue
+		if python3 "$HERE/check.py" func "$f.json" "$2" >/dev/null; then echo "$f.json"; return; fi
+	done
+}
+# status COMMAND...: run, print the exit status (128+N for signal N, as sh does).
+status() { "$@"; echo $?; }
+
+split_checks() { # REPORT [TOL]
+	tol=${2:-3}
+	check path "$1" main/a 60 "$tol"
+	check path "$1" main/b 30 "$tol"
+	check path "$1" main/c/d 10 "$tol"
+}
+
+case $CASE in
+split)
+	prof "$W/p" HYPROF_FREQ=1000 "$T/split" 1000 || fail "split exited $?"
+	report "$W/p" "$W/r.json"
+	split_checks "$W/r.json"
+	check field "$W/r.json" source task-clock
+	check field "$W/r.json" period 1000000
+	check field "$W/r.json" unit ns
+	check field "$W/r.json" processes 1
+	check field "$W/r.json" threads 1
+	check field "$W/r.json" partial false
+	check ge "$W/r.json" samples 1000
+	;;
+threads)
+	prof "$W/p" HYPROF_FREQ=1000 "$T/threads" 300 || fail "threads exited $?"
+	report "$W/p" "$W/r.json"
+	check field "$W/r.json" threads 3
+	# CPU time per thread: work1 twice work2, main idle.
+	check path "$W/r.json" work1 66.7 3
+	check path "$W/r.json" work2 33.3 3
+	check ge "$W/r.json" samples 600
+	;;
+fork)
+	for how in exit _exit; do
+		rm -rf "$W/p"
+		prof "$W/p" HYPROF_FREQ=1000 "$T/forker" 200 $how || fail "forker ($how) exited $?"
+		[ "$(nfiles "$W/p")" -eq 2 ] || fail "forker ($how): $(nfiles "$W/p") profiles, want 2"
+		parent=$(file_with "$W/p" parent_after)
+		child=$(file_with "$W/p" child_work)
+		if [ -z "$parent" ] || [ -z "$child" ] || [ "$parent" = "$child" ]; then
+			fail "forker ($how): parent and child profiles not told apart ($parent, $child)"
+			continue
+		fi
+		echo "fork ($how): parent $(basename "$parent"), child $(basename "$child")"
+		check func "$parent" parent_before 40
+		check func "$parent" parent_after 40
+		check nofunc "$parent" child_work
+		check func "$child" child_work 90
+		check nofunc "$child" parent_before
+		check nofunc "$child" parent_after
+	done
+	;;
+sigprof)
+	base=$("$T/sigprof" 500) || fail "sigprof alone failed"
+	with=$(prof "$W/p" HYPROF_FREQ=1000 "$T/sigprof" 500) || fail "sigprof under hyprof failed: $with"
+	echo "alone: $base; under hyprof: $with"
+	b=$(echo "$base" | awk '{print $2}')
+	h=$(echo "$with" | awk '{print $2}')
+	# Its own profiler still counts its CPU time (same ticks within 30%).
+	awk -v b="$b" -v h="$h" 'BEGIN { exit !(b > 0 && h >= 0.7 * b && h <= 1.3 * b) }' ||
+		fail "SIGPROF ticks $h under hyprof vs $b alone"
+	report "$W/p" "$W/r.json"
+	check func "$W/r.json" profiled_work 90
+	;;
+dlopen)
+	prof "$W/p" HYPROF_FREQ=1000 "$T/dlmain" "$T/libplug.so" 300 || fail "dlmain exited $?"
+	report "$W/p" "$W/r.json"
+	# The plugin was closed before exit: still resolved by name.
+	check func "$W/r.json" plug_inner 70 libplug.so
+	check path "$W/r.json" main/plug_work/plug_inner 75 4
+	check path "$W/r.json" main/after_close 25 4
+	;;
+posix_timer)
+	prof "$W/p" HYPROF_EVENT=posix-timer HYPROF_FREQ=1000 "$T/split" 2000 || fail "split exited $?"
+	report "$W/p" "$W/r.json"
+	check field "$W/r.json" source posix-timer
+	check field "$W/r.json" unit ns
+	check ge "$W/r.json" samples 300
+	split_checks "$W/r.json"
+	;;
+crash)
+	# Each way of dying: the same status as without hyprof, a partial profile.
+	for m in segv:139 abort:134 term:143; do
+		mode=${m%%:*} want=${m#*:}
+		alone=$(status "$T/crash" $mode 100 2>/dev/null)
+		rm -rf "$W/p"
+		got=$(status prof "$W/p" "$T/crash" $mode 100 2>"$W/err")
+		cat "$W/err"
+		[ "$alone" = "$want" ] || fail "crash $mode alone exits $alone, want $want"
+		[ "$got" = "$alone" ] || fail "crash $mode under hyprof exits $got, alone $alone"
+		report "$W/p" "$W/r.json"
+		check field "$W/r.json" partial true
+		check func "$W/r.json" crash_work 80
+	done
+	# The program's own SIGSEGV handler recovers: hyprof writes nothing then,
+	# and the profile at exit is complete.
+	rm -rf "$W/p"
+	got=$(status prof "$W/p" HYPROF_FREQ=1000 "$T/crash" handled 100)
+	[ "$got" = 0 ] || fail "crash handled exits $got, want 0"
+	report "$W/p" "$W/r.json"
+	check field "$W/r.json" partial false
+	check func "$W/r.json" crash_work 40
+	check func "$W/r.json" after_recovery 40
+	# A handler for hyprof's own signal: one warning, sampling goes on.
+	rm -rf "$W/p"
+	got=$(status prof "$W/p" "$T/crash" sigrt 100 2>"$W/err")
+	cat "$W/err"
+	[ "$got" = 0 ] || fail "crash sigrt exits $got"
+	[ "$(grep -c 'signal hyprof samples with' "$W/err")" = 1 ] || fail "no single warning for SIGRTMIN+3"
+	report "$W/p" "$W/r.json"
+	check func "$W/r.json" crash_work 80
+	;;
+exit)
+	for m in exit3:3 quick:4; do
+		mode=${m%%:*} want=${m#*:}
+		rm -rf "$W/p"
+		got=$(status prof "$W/p" "$T/crash" $mode 100)
+		[ "$got" = "$want" ] || fail "crash $mode exits $got, want $want"
+		[ "$(nfiles "$W/p")" -eq 1 ] || fail "crash $mode: no profile"
+		report "$W/p" "$W/r.json"
+		check field "$W/r.json" partial false
+		check func "$W/r.json" crash_work 80
+	done
+	;;
+exec)
+	for how in execv execvp execl execve; do
+		rm -rf "$W/p"
+		prof "$W/p" EXEC_HOW=$how "$T/execer" "$T/execee" 200 || fail "execer ($how) exited $?"
+		[ "$(nfiles "$W/p")" -eq 2 ] || { fail "exec ($how): $(nfiles "$W/p") profiles, want 2"; continue; }
+		before=$(file_with "$W/p" before_exec)
+		after=$(file_with "$W/p" exec_target_work)
+		[ -n "$before" ] && [ -n "$after" ] && [ "$before" != "$after" ] ||
+			{ fail "exec ($how): profiles not told apart"; continue; }
+		check field "$before" partial true
+		check func "$before" before_exec 90
+		check field "$after" partial false
+		check func "$after" exec_target_work 90
+		check nofunc "$after" before_exec
+	done
+	# A failed exec: profiling goes on, one complete profile.
+	rm -rf "$W/p"
+	prof "$W/p" "$T/execer" /nonexistent/program 2>/dev/null || fail "execer (failed exec) exited $?"
+	[ "$(nfiles "$W/p")" -eq 1 ] || fail "failed exec: $(nfiles "$W/p") profiles, want 1"
+	report "$W/p" "$W/r.json"
+	check field "$W/r.json" partial false
+	check path "$W/r.json" main/before_exec 50 5
+	check path "$W/r.json" main/after_failed_exec 50 5
+	;;
+badconfig)
+	# A runtime that cannot start never breaks the program: one line, no profile.
+	got=$(status prof "$W/p" HYPROF_UNWIND=dwarf "$T/crash" none 10 2>"$W/err")
+	cat "$W/err"
+	[ "$got" = 0 ] || fail "bad HYPROF_UNWIND: program exits $got"
+	[ "$(wc -l <"$W/err")" = 1 ] && grep -q 'HYPROF_UNWIND="dwarf": expected libunwind or fp' "$W/err" ||
+		fail "bad HYPROF_UNWIND: want one line naming the variable"
+	[ ! -d "$W/p" ] || fail "bad HYPROF_UNWIND: a profile directory was created"
+	if [ ! -e /sys/bus/event_source/devices/cpu ]; then
+		got=$(status prof "$W/p" HYPROF_EVENT=cycles "$T/crash" none 10 2>"$W/err")
+		cat "$W/err"
+		[ "$got" = 0 ] || fail "refused event: program exits $got"
+		grep -q 'no hardware PMU' "$W/err" || fail "refused cycles: no advice"
+		[ "$(wc -l <"$W/err")" = 1 ] || fail "refused cycles: want one line"
+	fi
+	;;
+fp)
+	# Every function has a frame (-O0): the frame-pointer walk is exact.
+	prof "$W/p" HYPROF_UNWIND=fp HYPROF_FREQ=1000 "$T/split_fp" 300 || fail "split_fp exited $?"
+	report "$W/p" "$W/r.json"
+	split_checks "$W/r.json"
+	# The trap (ALGORITHMS.md section 1): built -O1 -fno-omit-frame-pointer,
+	# the leaf spin() still has no frame, so the walk skips the caller of the
+	# leaf: a, b and d vanish and their time lands on main/spin and
+	# main/c/spin.  libunwind (the split case) gets them right.
+	rm -rf "$W/p"
+	prof "$W/p" HYPROF_UNWIND=fp HYPROF_FREQ=1000 "$T/split_fpo1" 500 || fail "split_fpo1 exited $?"
+	report "$W/p" "$W/r.json"
+	check path "$W/r.json" main/spin 90 3
+	check path "$W/r.json" main/c/spin 10 3
+	check nofunc "$W/r.json" a
+	check nofunc "$W/r.json" d
+	;;
+deep)
+	# Deeper than the unwinder keeps (512 frames): the outermost frames and
+	# the leaf are kept, the middle is cut; no sample is lost.  Also the
+	# short case (the fast unwinder) for the same program.
+	for depth in 2000 100; do
+		rm -rf "$W/p"
+		prof "$W/p" HYPROF_FREQ=1000 "$T/deep" $depth 500 || fail "deep $depth exited $?"
+		report "$W/p" "$W/r.json"
+		check path "$W/r.json" main/rec/rec/rec 99 1.5
+		check func "$W/r.json" spin 99
+		check field "$W/r.json" dropped 0
+	done
+	;;
+perf_hw)
+	if [ ! -e /sys/bus/event_source/devices/cpu ]; then
+		echo "skip: no hardware PMU (no /sys/bus/event_source/devices/cpu: a VM or container)"
+		exit 77
+	fi
+	prof "$W/p" HYPROF_EVENT=cycles HYPROF_FREQ=1000 "$T/split" 1000 2>"$W/err" || fail "split exited $?"
+	if grep -q 'no sample source' "$W/err"; then
+		echo "skip: $(cat "$W/err")"
+		exit 77
+	fi
+	report "$W/p" "$W/r.json"
+	split_checks "$W/r.json"
+	;;
+papi)
+	tried=0
+	for ev in PAPI_TOT_CYC perf::TASK-CLOCK; do
+		rm -rf "$W/p"
+		prof "$W/p" HYPROF_EVENT=$ev HYPROF_FREQ=1000 "$T/split" 1000 2>"$W/err" || fail "split ($ev) exited $?"
+		if grep -q 'no sample source' "$W/err"; then
+			grep -q 'papi: ' "$W/err" || fail "$ev refused without a PAPI reason: $(cat "$W/err")"
+			echo "PAPI cannot sample $ev here: $(cat "$W/err")"
+			continue
+		fi
+		tried=1
+		report "$W/p" "$W/r.json"
+		check field "$W/r.json" source "$ev"
+		split_checks "$W/r.json"
+	done
+	if [ $tried = 0 ]; then
+		echo "skip: PAPI can sample no event on this machine (reasons above)"
+		exit 77
+	fi
+	;;
+*)
+	echo "unknown case $CASE"
+	exit 2
+	;;
+esac
+[ $fails = 0 ] && echo "PASS $CASE" || echo "FAIL $CASE: $fails checks failed"
+[ $fails = 0 ]

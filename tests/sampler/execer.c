@@ -1,0 +1,34 @@
+/* execer: before_exec, then exec argv[1] (with argv[2...]) by the way
+ * EXEC_HOW says (execv, execvp, execl, execve); a failed exec goes on with
+ * after_failed_exec and exits 0. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "work.h"
+
+extern char **environ;
+
+__attribute__((noinline)) void before_exec(unsigned long n) { spin(n); }
+__attribute__((noinline)) void after_failed_exec(unsigned long n) { spin(n); }
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return 2;
+	unsigned long n = 200000000ul;
+	const char *how = getenv("EXEC_HOW") ? getenv("EXEC_HOW") : "execv";
+	before_exec(n);
+	if (!strcmp(how, "execvp"))
+		execvp(argv[1], argv + 1);
+	else if (!strcmp(how, "execl"))
+		execl(argv[1], argv[1], argc > 2 ? argv[2] : NULL, (char *)NULL);
+	else if (!strcmp(how, "execve"))
+		execve(argv[1], argv + 1, environ);
+	else
+		execv(argv[1], argv + 1);
+	fprintf(stderr, "execer: exec %s failed: %s\n", argv[1], strerror(errno));
+	after_failed_exec(n);
+	return 0;
+}

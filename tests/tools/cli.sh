@@ -1,0 +1,130 @@
+#!/bin/sh
+# tests/tools/cli.sh - every bad input of the hyprof command gives exactly one
+# line on stderr, nothing on stdout, and exit 1 (error) or 2 (usage); --help
+# lists every option of `hyprof run` with its HYPROF_* variable, and each of
+# those variables is one the runtime reads (runtime/config.h).
+set -u
+: "${HYPROF_BIN:?}" "${HYPROF_TEST_BIN:?}" "${HYPROF_SRC:?}"
+H=$HYPROF_BIN
+T=$(mktemp -d /tmp/hyprof-cli.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+
+S="$HYPROF_TEST_BIN/hp_synth"
+for s in hybrid empty corrupt truncated tmponly; do
+	"$S" write $s "$T/$s" || { echo "FAIL: hp_synth write $s"; exit 1; }
+done
+
+# expect STATUS DESCRIPTION -- command...
+expect() {
+	want=$1; desc=$2; shift 3
+	"$@" >"$T/out" 2>"$T/err" </dev/null
+	rc=$?
+	lines=$(wc -l <"$T/err")
+	outb=$(wc -c <"$T/out")
+	if [ "$rc" -ne "$want" ] || [ "$lines" -ne 1 ] || [ "$outb" -ne 0 ]; then
+		echo "FAIL: $desc: exit $rc (want $want), $lines stderr lines (want 1), $outb stdout bytes (want 0)"
+		echo "  command: $*"
+		sed 's/^/  stderr: /' "$T/err" | head -5
+		fail=$((fail + 1))
+	else
+		pass=$((pass + 1))
+	fi
+}
+
+# expect_msg STATUS TEXT DESCRIPTION -- command: as expect, and stderr holds TEXT
+expect_msg() {
+	m_want=$1; m_text=$2; m_desc=$3; shift 4
+	expect "$m_want" "$m_desc" -- "$@"
+	if ! grep -q -F -- "$m_text" "$T/err"; then
+		echo "FAIL: $m_desc: stderr lacks '$m_text': $(cat "$T/err")"
+		fail=$((fail + 1))
+	fi
+}
+
+expect 2 "no command" -- "$H"
+expect 2 "unknown command" -- "$H" frobnicate
+expect 2 "unknown global option" -- "$H" --frobnicate
+expect 2 "report without a directory" -- "$H" report
+expect 2 "report unknown option" -- "$H" report --frobnicate "$T/hybrid"
+expect 2 "report bad --top" -- "$H" report --top many "$T/hybrid"
+expect 2 "report unknown view" -- "$H" report --view nope "$T/hybrid"
+expect 2 "report two directories" -- "$H" report "$T/hybrid" "$T/hybrid"
+expect_msg 1 "No such file" "report missing directory" -- "$H" report "$T/missing"
+expect_msg 1 "empty directory" "report empty directory" -- "$H" report "$T/empty"
+expect_msg 1 "checksum mismatch (file corrupt)" "report corrupt file" -- "$H" report "$T/corrupt"
+expect_msg 1 "hp_synth.4000.hyp" "report truncated file" -- "$H" report "$T/truncated"
+expect_msg 1 "temporary" "report directory with only a temporary file" -- "$H" report "$T/tmponly"
+expect_msg 1 "checksum mismatch" "report --json corrupt file" -- "$H" report --json "$T/corrupt"
+expect 2 "compare with one profile" -- "$H" compare "$T/hybrid"
+expect 2 "compare unknown option" -- "$H" compare --frobnicate "$T/hybrid" "$T/hybrid"
+expect_msg 1 "No such file" "compare missing profile" -- "$H" compare "$T/hybrid" "$T/missing"
+expect 2 "info unknown option" -- "$H" info --frobnicate
+expect 2 "run without a program" -- "$H" run
+expect 2 "run unknown option" -- "$H" run --frobnicate -- true
+expect 2 "run option missing its argument" -- "$H" run --mode
+expect 2 "run bad mode" -- "$H" run --mode fast -- true
+expect 2 "run bad compensate" -- "$H" run --compensate some -- true
+expect 2 "run bad unwind" -- "$H" run --unwind magic -- true
+expect 2 "run zero period" -- "$H" run --period 0 -- true
+expect 2 "run period and freq" -- "$H" run --period 5 --freq 5 -- true
+expect 2 "run bad signal" -- "$H" run --signal NOPE -- true
+expect 2 "run bad overhead" -- "$H" run --max-overhead 250 -- true
+expect_msg 1 "command not found" "run missing program" -- "$H" run -o "$T/o1" -- hyprof_no_such_program_xyz
+expect_msg 1 "command not found" "run missing program path" -- "$H" run -o "$T/o2" -- /nonexistent/prog
+expect_msg 1 "not executable" "run program not executable" -- "$H" run -o "$T/o3" -- "$T/hybrid/hp_synth.4000.hyp"
+expect_msg 1 "cannot create the output directory" "run output under a file" -- "$H" run -o "$T/hybrid/hp_synth.4000.hyp/x" -- true
+expect_msg 1 "HYPROF_LIB" "run without the runtime library" -- env HYPROF_LIB="$T/nolib" "$H" run -o "$T/o4" -- true
+
+# the profiled program's stdout is untouched: nothing of hyprof's there
+if [ -r "$HYPROF_LIB/libhyprof.so" ]; then
+	out=$("$H" run --quiet -o "$T/o5" -- /bin/echo hello 2>/dev/null)
+	if [ "$out" = "hello" ]; then pass=$((pass + 1)); else
+		echo "FAIL: stdout of a profiled program is '$out', want 'hello'"; fail=$((fail + 1)); fi
+fi
+
+# help and version: exit 0, on stdout
+for args in "--help" "--version" "run --help" "report --help" "compare --help" "info --help"; do
+	# shellcheck disable=SC2086
+	if "$H" $args >"$T/out" 2>"$T/err" && [ -s "$T/out" ] && [ ! -s "$T/err" ]; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL: hyprof $args: exit or output wrong"; fail=$((fail + 1))
+	fi
+done
+# commands owned by other parts: either their help, or one line "not available"
+for c in calibrate export watch; do
+	"$H" $c --help >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ $rc -eq 0 ] || { [ $rc -eq 1 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "not available" "$T/err"; }; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL: hyprof $c --help: exit $rc"; fail=$((fail + 1))
+	fi
+done
+
+# every `hyprof run` option is listed with its variable, and the variable is
+# one of runtime/config.h's
+"$H" run --help >"$T/help"
+for opt in output event period freq unwind mode compensate signal filter max-overhead \
+	critical-path per-rank quiet max-nodes; do
+	line=$(grep -- "--$opt" "$T/help" | head -1)
+	var=$(printf '%s\n' "$line" | grep -o 'HYPROF_[A-Z_]*' | head -1)
+	if [ -z "$var" ]; then
+		echo "FAIL: run --help: --$opt has no HYPROF_ variable: '$line'"; fail=$((fail + 1)); continue
+	fi
+	if ! grep -q "$var" "$HYPROF_SRC/runtime/config.h"; then
+		echo "FAIL: --$opt maps to $var, which runtime/config.h does not read"; fail=$((fail + 1)); continue
+	fi
+	pass=$((pass + 1))
+done
+# and no variable is listed twice
+dups=$(grep -o 'HYPROF_[A-Z_]*' "$T/help" | grep -v -e HYPROF_LIB -e HYPROF_MPI | sort | uniq -d)
+if [ -n "$dups" ]; then echo "FAIL: variables listed twice: $dups"; fail=$((fail + 1)); else pass=$((pass + 1)); fi
+# every option in the help is one of the list above (a new option needs a test)
+n=$(grep -c '^  --\|^  -., --' "$T/help")
+if [ "$n" -ne 15 ]; then echo "FAIL: run --help lists $n options, the test knows 14 + --help"; fail=$((fail + 1)); else pass=$((pass + 1)); fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,591 @@
+/* tools/cmd_report.c - `hyprof report [options] DIR`: header, call tree,
+ * flat profile, then every linked view (tools/views.h); or all of it as
+ * JSON (--json, the stable interface documented in docs/FORMAT.md).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/json.h"
+#include "tools/model.h"
+#include "tools/model_build.h"
+#include "tools/report.h"
+#include "tools/util.h"
+#include "tools/views.h"
+
+int cmd_report(int argc, char **argv);
+
+enum { R_JSON = 1000, R_TOP, R_THREADS, R_RANKS, R_RAW, R_VIEW, R_MIN, R_COMPACT };
+
+static const struct tool_opt report_opts[] = {
+	{"json", 0, NULL, NULL, "print JSON (the stable interface, docs/FORMAT.md \"report --json\")", R_JSON},
+	{"top", 'n', "N", NULL, "flat profile rows and children per tree node shown (text default 25; JSON: all)", R_TOP},
+	{"min-pct", 0, "PCT", NULL, "hide tree nodes below PCT% of the total (text default 0.5; JSON default 0)", R_MIN},
+	{"threads", 0, NULL, NULL, "also one tree and flat profile per thread", R_THREADS},
+	{"ranks", 0, NULL, NULL, "also one tree and flat profile per process (MPI rank)", R_RANKS},
+	{"raw", 0, NULL, NULL, "measured mode: show raw times instead of compensated ones", R_RAW},
+	{"view", 0, "NAME", NULL, "add a view: critical-path (the others print when their data exists)", R_VIEW},
+	{"compact", 0, NULL, NULL, "JSON on one line", R_COMPACT},
+	{NULL, 0, NULL, NULL, NULL, 0},
+};
+
+static const char report_usage[] = "hyprof report [options] DIR|FILE.hyp";
+static const char report_intro[] =
+	"Print the profile written by `hyprof run` into DIR (every process and thread\n"
+	"merged): a header, the top-down call tree, the flat profile, then the views\n"
+	"of the parts that ran (compensation, cost, MPI, critical path).";
+
+/* ---- text -------------------------------------------------------------- */
+
+struct topts {
+	int top;
+	double min_pct;
+	int raw;
+	FILE *out;
+	double total;
+};
+
+static double v_self(const struct hp_tnode *n, int raw) { return raw ? n->self_raw : n->self; }
+static double v_total(const struct hp_tnode *n, int raw) { return raw ? n->total_raw : n->total; }
+
+static int cmp_children(const void *a, const void *b)
+{
+	const struct hp_tnode *x = *(const struct hp_tnode *const *)a, *y = *(const struct hp_tnode *const *)b;
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	if (x->calls != y->calls)
+		return x->calls < y->calls ? 1 : -1;
+	return strcmp(x->fn->name, y->fn->name);
+}
+
+/* Children sorted by total, descending (malloc'ed array). */
+struct hp_tnode **report_sorted_children(const struct hp_tnode *n, uint32_t *count)
+{
+	uint32_t k = 0;
+	for (struct hp_tnode *c = n->child; c; c = c->sibling)
+		k++;
+	struct hp_tnode **v = malloc((k ? k : 1) * sizeof *v);
+	if (!v)
+		abort();
+	k = 0;
+	for (struct hp_tnode *c = n->child; c; c = c->sibling)
+		v[k++] = c;
+	qsort(v, k, sizeof *v, cmp_children);
+	*count = k;
+	return v;
+}
+
+void report_flags(const struct hp_tnode *n, char *buf, size_t len)
+{
+	size_t o = 0;
+	buf[0] = 0;
+	struct {
+		uint32_t f;
+		const char *s;
+	} t[] = {{HP_T_FOLDED, "folded"},       {HP_T_INLINED, "inlined"},
+		 {HP_T_PROBE_ONLY, "probe-only"}, {HP_T_PARTIAL, "partial"},
+		 {HP_T_EXCLUDED, "excluded"},    {HP_T_TRUNCATED, "truncated"}};
+	if (n->fn && n->fn->is_region)
+		o += (size_t)snprintf(buf + o, len - o, " [region]");
+	if (n->fn && n->fn->is_measurement && o < len)
+		o += (size_t)snprintf(buf + o, len - o, " [hyprof]");
+	for (size_t i = 0; i < sizeof t / sizeof t[0] && o < len; i++)
+		if (n->flags & t[i].f)
+			o += (size_t)snprintf(buf + o, len - o, " [%s]", t[i].s);
+}
+
+static void fmt_calls(int64_t c, char *buf, size_t len)
+{
+	if (c < 0)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%lld", (long long)c);
+}
+
+static double pct(double v, double total)
+{
+	return total > 0 ? 100.0 * v / total : 0.0;
+}
+
+static void tree_rec(struct topts *o, const struct hp_tnode *n, int depth, int *hidden)
+{
+	uint32_t k;
+	struct hp_tnode **v = report_sorted_children(n, &k);
+	uint32_t shown = 0;
+	for (uint32_t i = 0; i < k; i++) {
+		const struct hp_tnode *c = v[i];
+		double t = v_total(c, o->raw);
+		int keep = pct(t, o->total) >= o->min_pct || (o->total <= 0 && c->calls > 0);
+		if (!keep || (o->top > 0 && shown >= (uint32_t)o->top)) {
+			(*hidden)++;
+			continue;
+		}
+		shown++;
+		char a[32], b[32], cs[32], fl[128];
+		fmt_calls(c->calls, cs, sizeof cs);
+		report_flags(c, fl, sizeof fl);
+		fprintf(o->out, "%6.1f %6.1f %11s %11s %12s  %*s%s%s\n", pct(t, o->total),
+			pct(v_self(c, o->raw), o->total), tool_fmt_secs(t, a, sizeof a),
+			tool_fmt_secs(v_self(c, o->raw), b, sizeof b), cs, depth * 2, "", c->fn->name, fl);
+		tree_rec(o, c, depth + 1, hidden);
+	}
+	free(v);
+}
+
+static void print_tree(struct topts *o, const struct hp_tnode *root, const char *title)
+{
+	fprintf(o->out, "\n%s (percent of %s; nodes under %.1f%% hidden)\n", title,
+		o->raw ? "raw total" : "total", o->min_pct);
+	fprintf(o->out, "%6s %6s %11s %11s %12s  %s\n", "total%", "self%", "total", "self", "calls",
+		"function");
+	int hidden = 0;
+	tree_rec(o, root, 0, &hidden);
+	if (hidden)
+		fprintf(o->out, "  (%d subtrees hidden: --min-pct 0 --top 0 shows everything)\n", hidden);
+}
+
+static void print_flat(struct topts *o, struct hp_fstat *rows, size_t n)
+{
+	fprintf(o->out, "\nFlat profile (self time per function; total counted once per call path)\n");
+	fprintf(o->out, "%6s %11s %6s %11s %12s %11s  %-40s %s\n", "self%", "self", "total%", "total",
+		"calls", "time/call", "function", "module");
+	size_t lim = o->top > 0 && (size_t)o->top < n ? (size_t)o->top : n;
+	for (size_t i = 0; i < lim; i++) {
+		const struct hp_fstat *r = &rows[i];
+		double s = o->raw ? r->self_raw : r->self, t = o->raw ? r->total_raw : r->total;
+		char a[32], b[32], c[32], d[32];
+		fmt_calls(r->calls, c, sizeof c);
+		if (r->calls > 0)
+			tool_fmt_secs(t / (double)r->calls, d, sizeof d);
+		else
+			snprintf(d, sizeof d, "-");
+		fprintf(o->out, "%6.1f %11s %6.1f %11s %12s %11s  %-40s %s\n", pct(s, o->total),
+			tool_fmt_secs(s, a, sizeof a), pct(t, o->total), tool_fmt_secs(t, b, sizeof b), c,
+			d, r->fn->name, r->fn->module);
+	}
+	if (lim < n)
+		fprintf(o->out, "  (%zu more functions: --top 0 shows all)\n", n - lim);
+}
+
+static void print_header(struct hp_model *m, FILE *out)
+{
+	char a[32];
+	fprintf(out, "hyprof report: %s\n", m->dir);
+	fprintf(out, "program   %s\n", m->program);
+	fprintf(out, "mode      %s\n", m->mode);
+	fprintf(out, "source    %s, period %llu %s", m->source, (unsigned long long)m->period, m->unit);
+	if (strcmp(m->unit, "ns") == 0 && m->period > 0)
+		fprintf(out, " (%.0f Hz per thread of CPU time)", 1e9 / (double)m->period);
+	fputc('\n', out);
+	if (m->source_why && *m->source_why)
+		fprintf(out, "          why: %s\n", m->source_why);
+	fprintf(out, "samples   %llu", (unsigned long long)m->samples);
+	if (m->dropped) {
+		fprintf(out, ", dropped %llu (", (unsigned long long)m->dropped);
+		int first = 1;
+		for (int i = 0; i < m->ndrop; i++) {
+			if (!m->dropped_by[i])
+				continue;
+			fprintf(out, "%s%s %llu", first ? "" : ", ", m->drop_names[i],
+				(unsigned long long)m->dropped_by[i]);
+			first = 0;
+		}
+		fputc(')', out);
+	} else {
+		fprintf(out, ", none dropped");
+	}
+	fputc('\n', out);
+	fprintf(out, "processes %d, threads %d, duration %s (longest process)\n", m->nprocs, m->nthreads,
+		tool_fmt_secs(m->duration, a, sizeof a));
+	fprintf(out, "total     %s of %s time\n", tool_fmt_secs(m->total, a, sizeof a),
+		strcmp(m->mode, "measured") == 0 ? "compensated measured" : "sampled");
+	if (view_cost_summary) {
+		char buf[512];
+		if (view_cost_summary(m, buf, sizeof buf) > 0)
+			fprintf(out, "overhead  %s\n", buf);
+	}
+	fprintf(out, "join      %s\n", m->join_note);
+	if (m->partial)
+		fprintf(out, "WARNING   partial profile: a process wrote its data on a crash or exec; "
+			     "some data may be missing\n");
+}
+
+/* ---- JSON ------------------------------------------------------------ */
+
+static void json_calls(struct json *j, int64_t c)
+{
+	if (c < 0)
+		json__null(j);
+	else
+		json__int(j, c);
+}
+
+static void json_tree(struct json *j, const struct hp_tnode *n, double total, double min_pct,
+		      int top)
+{
+	json__obj_begin(j);
+	json__key(j, "name");
+	json__str(j, n->fn ? n->fn->name : "[root]");
+	if (n->fn) {
+		json__key(j, "module");
+		json__str(j, n->fn->module);
+	}
+	json__key(j, "self");
+	json__num(j, n->self);
+	json__key(j, "total");
+	json__num(j, n->total);
+	json__key(j, "self_pct");
+	json__num(j, pct(n->self, total));
+	json__key(j, "total_pct");
+	json__num(j, pct(n->total, total));
+	json__key(j, "calls");
+	json_calls(j, n->calls);
+	json__key(j, "self_raw");
+	json__num(j, n->self_raw);
+	json__key(j, "total_raw");
+	json__num(j, n->total_raw);
+	json__key(j, "sampled_self");
+	json__num(j, n->sampled_self);
+	json__key(j, "sampled_total");
+	json__num(j, n->sampled_total);
+	json__key(j, "samples");
+	json__num(j, n->samples);
+	json__key(j, "folded");
+	json__bool(j, (n->flags & HP_T_FOLDED) != 0);
+	if (n->flags & ~HP_T_FOLDED || (n->fn && (n->fn->is_region || n->fn->is_measurement))) {
+		json__key(j, "flags");
+		json__arr_begin(j);
+		if (n->flags & HP_T_INLINED)
+			json__str(j, "inlined");
+		if (n->flags & HP_T_PROBE_ONLY)
+			json__str(j, "probe-only");
+		if (n->flags & HP_T_PARTIAL)
+			json__str(j, "partial");
+		if (n->flags & HP_T_EXCLUDED)
+			json__str(j, "excluded");
+		if (n->flags & HP_T_TRUNCATED)
+			json__str(j, "truncated");
+		if (n->fn && n->fn->is_region)
+			json__str(j, "region");
+		if (n->fn && n->fn->is_measurement)
+			json__str(j, "measurement");
+		json__arr_end(j);
+	}
+	if (n->clamped) {
+		json__key(j, "clamped");
+		json__uint(j, n->clamped);
+	}
+	json__key(j, "children");
+	json__arr_begin(j);
+	uint32_t k;
+	struct hp_tnode **v = report_sorted_children(n, &k);
+	uint32_t shown = 0;
+	for (uint32_t i = 0; i < k; i++) {
+		if (pct(v[i]->total, total) < min_pct && !(min_pct <= 0))
+			continue;
+		if (top > 0 && shown >= (uint32_t)top)
+			continue;
+		shown++;
+		json_tree(j, v[i], total, min_pct, top);
+	}
+	free(v);
+	json__arr_end(j);
+	json__obj_end(j);
+}
+
+static void json_functions(struct json *j, const struct hp_fstat *rows, size_t n, double total,
+			   int top)
+{
+	json__arr_begin(j);
+	size_t lim = top > 0 && (size_t)top < n ? (size_t)top : n;
+	for (size_t i = 0; i < lim; i++) {
+		const struct hp_fstat *r = &rows[i];
+		json__obj_begin(j);
+		json__key(j, "name");
+		json__str(j, r->fn->name);
+		json__key(j, "module");
+		json__str(j, r->fn->module);
+		json__key(j, "file");
+		json__str(j, r->fn->file);
+		json__key(j, "line");
+		json__int(j, r->fn->line);
+		json__key(j, "self");
+		json__num(j, r->self);
+		json__key(j, "total");
+		json__num(j, r->total);
+		json__key(j, "self_pct");
+		json__num(j, pct(r->self, total));
+		json__key(j, "total_pct");
+		json__num(j, pct(r->total, total));
+		json__key(j, "calls");
+		json_calls(j, r->calls);
+		json__key(j, "self_raw");
+		json__num(j, r->self_raw);
+		json__key(j, "total_raw");
+		json__num(j, r->total_raw);
+		json__key(j, "sampled_self");
+		json__num(j, r->sampled_self);
+		json__key(j, "region");
+		json__bool(j, r->fn->is_region);
+		json__key(j, "cost");
+		json__num(j, r->cost);
+		json__obj_end(j);
+	}
+	json__arr_end(j);
+}
+
+static void json_part(struct json *j, struct hp_model *m, int rank, int thread, double min_pct,
+		      int top)
+{
+	struct hp_tnode *root = model__tree(m, rank, thread);
+	struct hp_fstat *rows;
+	size_t n = model__flat(m, rank, thread, &rows);
+	json__key(j, "total");
+	json__num(j, root->total);
+	json__key(j, "functions");
+	json_functions(j, rows, n, root->total, top);
+	json__key(j, "tree");
+	json_tree(j, root, root->total, min_pct, top);
+	free(rows);
+}
+
+static int report_json(struct hp_model *m, int pretty, int top, double min_pct, int threads,
+		       int ranks, int critpath)
+{
+	struct json *j = json__new(stdout, pretty);
+	if (!j)
+		return tool_err("out of memory");
+	json__obj_begin(j);
+	json__key(j, "program");
+	json__str(j, m->program);
+	json__key(j, "mode");
+	json__str(j, m->mode);
+	json__key(j, "source");
+	json__str(j, m->source);
+	json__key(j, "source_why");
+	json__str(j, m->source_why);
+	json__key(j, "period");
+	json__uint(j, m->period);
+	json__key(j, "unit");
+	json__str(j, m->unit);
+	json__key(j, "samples");
+	json__uint(j, m->samples);
+	json__key(j, "dropped");
+	json__uint(j, m->dropped);
+	json__key(j, "dropped_by");
+	json__obj_begin(j);
+	for (int i = 0; i < m->ndrop; i++) {
+		json__key(j, m->drop_names[i]);
+		json__uint(j, m->dropped_by[i]);
+	}
+	json__obj_end(j);
+	json__key(j, "processes");
+	json__int(j, m->nprocs);
+	json__key(j, "threads");
+	json__int(j, m->nthreads);
+	json__key(j, "duration");
+	json__num(j, m->duration);
+	json__key(j, "partial");
+	json__bool(j, m->partial);
+	json__key(j, "join");
+	json__str(j, m->join_note);
+	json__key(j, "total");
+	json__num(j, m->total);
+	json__key(j, "functions");
+	json_functions(j, m->flat, m->nflat, m->total, top);
+	json__key(j, "tree");
+	json_tree(j, m->root, m->total, min_pct, top);
+	if (threads) {
+		json__key(j, "per_thread");
+		json__arr_begin(j);
+		for (size_t i = 0; i < m->nthreadinfo; i++) {
+			const struct hp_threadinfo *t = &m->threads[i];
+			json__obj_begin(j);
+			json__key(j, "rank");
+			json__int(j, t->rank);
+			json__key(j, "pid");
+			json__int(j, t->pid);
+			json__key(j, "tid");
+			json__int(j, t->tid);
+			json__key(j, "index");
+			json__int(j, t->index);
+			json__key(j, "samples");
+			json__uint(j, t->samples);
+			json__key(j, "dropped");
+			json__uint(j, t->dropped);
+			json__key(j, "wall");
+			json__num(j, t->wall);
+			json__key(j, "cpu");
+			json__num(j, t->cpu);
+			/* one thread: its own tree (rank and index select it) */
+			struct hp_fstat *rows;
+			size_t n = model__thread_flat(m, i, &rows);
+			json__key(j, "total");
+			json__num(j, t->root->total);
+			json__key(j, "functions");
+			json_functions(j, rows, n, t->root->total, top);
+			json__key(j, "tree");
+			json_tree(j, t->root, t->root->total, min_pct, top);
+			free(rows);
+			json__obj_end(j);
+		}
+		json__arr_end(j);
+	}
+	if (ranks) {
+		json__key(j, "per_rank");
+		json__arr_begin(j);
+		int seen[4096];
+		int nseen = 0;
+		for (size_t i = 0; i < m->nthreadinfo; i++) {
+			int r = m->threads[i].rank, dup = 0;
+			for (int k = 0; k < nseen; k++)
+				dup |= seen[k] == r;
+			if (dup || nseen == 4096)
+				continue;
+			seen[nseen++] = r;
+			json__obj_begin(j);
+			json__key(j, "rank");
+			json__int(j, r);
+			json__key(j, "pid");
+			json__int(j, m->threads[i].pid);
+			json_part(j, m, r, -1, min_pct, top);
+			json__obj_end(j);
+		}
+		json__arr_end(j);
+	}
+	if (view_comp_json && strcmp(m->mode, "measured") == 0)
+		view_comp_json(m, j);
+	if (view_cost_json)
+		view_cost_json(m, j);
+	if (view_mpi_json)
+		view_mpi_json(m, j);
+	if (view_critpath_json && critpath)
+		view_critpath_json(m, j);
+	json__obj_end(j);
+	if (json__free(j) < 0)
+		return tool_err("writing the report failed: %s", strerror(errno ? errno : EIO));
+	return HP_EXIT_OK;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	int json = 0, threads = 0, ranks = 0, raw = 0, critpath = 0, compact = 0;
+	long top = -1;
+	double min_pct = -1;
+	int c;
+	while ((c = tool_getopt("report", argc, argv, report_opts, report_usage, report_intro, 0)) !=
+	       -1) {
+		if (TOOL_DONE(c))
+			return TOOL_STATUS(c);
+		uint64_t u;
+		switch (c) {
+		case R_JSON: json = 1; break;
+		case R_COMPACT: compact = 1; break;
+		case R_THREADS: threads = 1; break;
+		case R_RANKS: ranks = 1; break;
+		case R_RAW: raw = 1; break;
+		case R_TOP:
+			if (tool_parse_u64(optarg, &u) < 0 || u > 1000000000)
+				return tool_usage("report", "--top needs a number, not '%s'", optarg);
+			top = (long)u;
+			break;
+		case R_MIN:
+			if (tool_parse_double(optarg, &min_pct) < 0 || min_pct < 0 || min_pct > 100)
+				return tool_usage("report", "--min-pct needs a percentage 0..100, not '%s'", optarg);
+			break;
+		case R_VIEW:
+			if (strcmp(optarg, "critical-path") == 0 || strcmp(optarg, "critpath") == 0)
+				critpath = 1;
+			else if (strcmp(optarg, "cost") && strcmp(optarg, "mpi") && strcmp(optarg, "comp"))
+				return tool_usage("report", "unknown view '%s' (critical-path, cost, mpi, comp)", optarg);
+			break;
+		default:
+			return tool_usage("report", "unhandled option");
+		}
+	}
+	if (optind >= argc)
+		return tool_usage("report", "no profile directory given");
+	if (argc - optind > 1)
+		return tool_usage("report", "one profile directory only (to put two side by side: hyprof compare A B)");
+	if (critpath && !(json ? (void *)view_critpath_json : (void *)view_critpath_text))
+		return tool_err("the critical-path view is not available in this build");
+
+	struct hp_model m;
+	char err[1024];
+	if (model__load(&m, argv[optind], err, sizeof err) < 0)
+		return tool_err("%s", err);
+	int rc = HP_EXIT_OK;
+	if (json) {
+		rc = report_json(&m, !compact, top < 0 ? 0 : (int)top, min_pct < 0 ? 0 : min_pct, threads,
+				 ranks, critpath);
+		model__free(&m);
+		return rc;
+	}
+	struct topts o = {top < 0 ? 25 : (int)top, min_pct < 0 ? 0.5 : min_pct, raw, stdout, 0};
+	int measured = strcmp(m.mode, "measured") == 0;
+	if (raw && !measured)
+		fprintf(stderr, "hyprof report: --raw changes nothing in %s mode (times are not "
+				"compensated)\n", m.mode);
+	print_header(&m, stdout);
+	o.total = raw ? m.root->total_raw : m.root->total;
+	print_tree(&o, m.root, "Call tree");
+	print_flat(&o, m.flat, m.nflat);
+	if (threads) {
+		for (size_t i = 0; i < m.nthreadinfo; i++) {
+			const struct hp_threadinfo *t = &m.threads[i];
+			char title[256], a[32], b[32];
+			snprintf(title, sizeof title,
+				 "Thread %d of rank %d (pid %d, tid %d): %llu samples, wall %s, cpu %s",
+				 t->index, t->rank, t->pid, t->tid, (unsigned long long)t->samples,
+				 tool_fmt_secs(t->wall, a, sizeof a), tool_fmt_secs(t->cpu, b, sizeof b));
+			o.total = raw ? t->root->total_raw : t->root->total;
+			fprintf(stdout, "\n== %s\n", title);
+			print_tree(&o, t->root, "Call tree");
+			struct hp_fstat *rows;
+			size_t n = model__thread_flat(&m, i, &rows);
+			print_flat(&o, rows, n);
+			free(rows);
+		}
+	}
+	if (ranks) {
+		int seen[4096], nseen = 0;
+		for (size_t i = 0; i < m.nthreadinfo; i++) {
+			int r = m.threads[i].rank, dup = 0;
+			for (int k = 0; k < nseen; k++)
+				dup |= seen[k] == r;
+			if (dup || nseen == 4096)
+				continue;
+			seen[nseen++] = r;
+			struct hp_tnode *root = model__tree(&m, r, -1);
+			struct hp_fstat *rows;
+			size_t n = model__flat(&m, r, -1, &rows);
+			o.total = raw ? root->total_raw : root->total;
+			fprintf(stdout, "\n== Rank %d (pid %d)\n", r, m.threads[i].pid);
+			print_tree(&o, root, "Call tree");
+			print_flat(&o, rows, n);
+			free(rows);
+		}
+	}
+	if (view_comp_text && measured) {
+		fputc('\n', stdout);
+		view_comp_text(&m, stdout);
+	}
+	if (view_cost_text) {
+		fputc('\n', stdout);
+		view_cost_text(&m, stdout);
+	}
+	if (view_mpi_text) {
+		fputc('\n', stdout);
+		view_mpi_text(&m, stdout);
+	}
+	if (critpath && view_critpath_text) {
+		fputc('\n', stdout);
+		view_critpath_text(&m, stdout);
+	}
+	if (fflush(stdout) != 0 || ferror(stdout))
+		rc = tool_err("writing the report failed: %s", strerror(errno));
+	model__free(&m);
+	return rc;
+}

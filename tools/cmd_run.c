@@ -1,0 +1,496 @@
+/* tools/cmd_run.c - `hyprof run [options] [--] prog args`: the launcher.
+ *
+ * Turns each option into its one HYPROF_* variable (runtime/config.h),
+ * preloads libhyprof.so (and libhyprof_mpi.so when the program uses MPI),
+ * chooses the output directory, and execs the program: no fork, so under
+ * mpirun the process tree stays the launcher's.  Nothing is printed on
+ * stdout, ever; errors are one line on stderr.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tools/util.h"
+
+int cmd_run(int argc, char **argv);
+
+enum {
+	O_OUTPUT = 'o',
+	O_EVENT = 1000,
+	O_PERIOD,
+	O_FREQ,
+	O_UNWIND,
+	O_MODE,
+	O_COMPENSATE,
+	O_SIGNAL,
+	O_FILTER,
+	O_MAX_OVERHEAD,
+	O_CRITICAL_PATH,
+	O_PER_RANK,
+	O_QUIET,
+	O_MAX_NODES,
+};
+
+static const struct tool_opt run_opts[] = {
+	{"output", 'o', "DIR", "HYPROF_OUTPUT", "profile directory (default ./hyprof-PROG-TIME, under MPI ./hyprof-PROG-JOBID)", O_OUTPUT},
+	{"event", 0, "NAME", "HYPROF_EVENT", "sampling event: cycles, instructions, task-clock, cpu-clock, a PAPI name (default: best available)", O_EVENT},
+	{"period", 0, "N", "HYPROF_PERIOD", "events (or ns for software clocks) between samples", O_PERIOD},
+	{"freq", 0, "HZ", "HYPROF_FREQ", "samples per second (instead of --period)", O_FREQ},
+	{"unwind", 0, "METHOD", "HYPROF_UNWIND", "call-path unwinding: libunwind (DWARF, default) or fp (frame pointers)", O_UNWIND},
+	{"mode", 0, "MODE", "HYPROF_MODE", "sampled | hybrid (count probes + samples) | measured (timed probes)", O_MODE},
+	{"compensate", 0, "KIND", "HYPROF_COMPENSATE", "overhead compensation: none | local | parallel (MPI)", O_COMPENSATE},
+	{"signal", 0, "SIG", "HYPROF_SIGNAL", "signal used for samples, name or number (default SIGRTMIN+3)", O_SIGNAL},
+	{"filter", 0, "LIST", "HYPROF_FILTER", "comma-separated function names or globs the probes do not count", O_FILTER},
+	{"max-overhead", 0, "PCT", "HYPROF_MAX_OVERHEAD", "overhead budget in percent (0 = no budget)", O_MAX_OVERHEAD},
+	{"critical-path", 0, "auto|LIST", "HYPROF_CRITICAL_PATH", "track the critical path's share of these functions (MPI)", O_CRITICAL_PATH},
+	{"per-rank", 0, NULL, "HYPROF_PER_RANK", "keep one file per rank beside the merged MPI profile", O_PER_RANK},
+	{"quiet", 'q', NULL, "HYPROF_QUIET", "no summary line on stderr at exit", O_QUIET},
+	{"max-nodes", 0, "N", "HYPROF_MAX_NODES", "call-path nodes per thread's sample tree", O_MAX_NODES},
+	{NULL, 0, NULL, NULL, NULL, 0},
+};
+
+static const char run_usage[] = "hyprof run [options] [--] PROGRAM [ARGS...]";
+static const char run_intro[] =
+	"Run PROGRAM with libhyprof.so preloaded (and libhyprof_mpi.so when it uses MPI)\n"
+	"and write one profile per process into the output directory.  Each option sets\n"
+	"the HYPROF_* variable shown beside it; a program linked with libhyprof.so reads\n"
+	"the same variables.  `--` is needed only when PROGRAM starts with '-'.\n"
+	"Launcher variables: HYPROF_LIB=DIR (where libhyprof.so is; default\n"
+	"<dir of hyprof>/../lib), HYPROF_MPI=0|1 (force the MPI wrappers off or on).\n"
+	"Under mpirun: `mpirun -np 4 hyprof run -o prof -- ./app`; without -o every\n"
+	"rank derives the same directory from the launcher's job id (PMIX_NAMESPACE,\n"
+	"OMPI_MCA_ess_base_jobid, SLURM_JOB_ID.SLURM_STEP_ID, else the parent pid).";
+
+static int one_of(const char *v, const char *const *set)
+{
+	for (; *set; set++)
+		if (strcmp(v, *set) == 0)
+			return 1;
+	return 0;
+}
+
+/* A signal name (SIGPROF, PROF, SIGRTMIN+3, RTMIN+3) or number. */
+static int valid_signal(const char *s)
+{
+	static const char *const names[] = {"HUP", "INT", "QUIT", "USR1", "USR2", "ALRM", "TERM",
+					    "PROF", "VTALRM", "IO", "POLL", "URG", "WINCH", NULL};
+	uint64_t n;
+	if (tool_parse_u64(s, &n) == 0)
+		return n >= 1 && (int)n <= SIGRTMAX;
+	if (strncmp(s, "SIG", 3) == 0)
+		s += 3;
+	if (strncmp(s, "RTMIN", 5) == 0) {
+		if (!s[5])
+			return 1;
+		if (s[5] != '+' || tool_parse_u64(s + 6, &n) < 0)
+			return 0;
+		return SIGRTMIN + (int)n <= SIGRTMAX;
+	}
+	if (strncmp(s, "RTMAX", 5) == 0) {
+		if (!s[5])
+			return 1;
+		if (s[5] != '-' || tool_parse_u64(s + 6, &n) < 0)
+			return 0;
+		return SIGRTMAX - (int)n >= SIGRTMIN;
+	}
+	return one_of(s, names);
+}
+
+/* PROGRAM through PATH, as execvp would find it.  Returns 0 or -errno. */
+static int find_program(const char *name, char *out, size_t len)
+{
+	struct stat sb;
+	if (strchr(name, '/')) {
+		if (stat(name, &sb) < 0)
+			return -errno;
+		if (S_ISDIR(sb.st_mode))
+			return -EISDIR;
+		if (access(name, X_OK) < 0)
+			return -errno;
+		snprintf(out, len, "%s", name);
+		return 0;
+	}
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	int err = -ENOENT;
+	while (*path) {
+		const char *colon = strchr(path, ':');
+		size_t n = colon ? (size_t)(colon - path) : strlen(path);
+		char cand[PATH_MAX];
+		if (n == 0)
+			snprintf(cand, sizeof cand, "./%s", name);
+		else
+			snprintf(cand, sizeof cand, "%.*s/%s", (int)n, path, name);
+		if (stat(cand, &sb) == 0 && S_ISREG(sb.st_mode)) {
+			if (access(cand, X_OK) == 0) {
+				snprintf(out, len, "%s", cand);
+				return 0;
+			}
+			err = -EACCES;
+		}
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	return err;
+}
+
+/* ELF facts of the program: 1 = dynamic (interp filled), 0 = static ELF,
+ * -1 = not an ELF file (a script). */
+static int elf_interp(const char *path, char *interp, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	Elf64_Ehdr eh;
+	int rc = -1;
+	if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64)
+		goto out;
+	rc = 0;
+	for (int i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+		if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) !=
+		    (ssize_t)sizeof ph)
+			break;
+		if (ph.p_type == PT_INTERP && ph.p_filesz > 0 && ph.p_filesz < len) {
+			if (pread(fd, interp, ph.p_filesz, (off_t)ph.p_offset) == (ssize_t)ph.p_filesz) {
+				interp[ph.p_filesz] = 0;
+				rc = 1;
+			}
+			break;
+		}
+	}
+out:
+	close(fd);
+	return rc;
+}
+
+/* Does the program load an MPI library?  Runs the dynamic loader in trace
+ * mode (`ld.so --list PROG`, as ldd does; nothing of the program runs) and
+ * looks for libmpi / libmpich among the objects.  1 yes, 0 no, -1 unknown. */
+static int uses_mpi(const char *prog, const char *interp)
+{
+	int fds[2];
+	if (pipe(fds) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_WRONLY);
+		dup2(fds[1], 1);
+		if (devnull >= 0)
+			dup2(devnull, 2);
+		close(fds[0]);
+		close(fds[1]);
+		unsetenv("LD_PRELOAD");
+		setenv("LD_TRACE_LOADED_OBJECTS", "1", 1);
+		execl(interp, interp, "--list", prog, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	char buf[65536];
+	size_t n = 0;
+	ssize_t r;
+	while ((r = read(fds[0], buf + n, sizeof buf - 1 - n)) > 0 || (r < 0 && errno == EINTR))
+		if (r > 0 && (n += (size_t)r) >= sizeof buf - 1)
+			break;
+	/* drain whatever did not fit */
+	char sink[4096];
+	while ((r = read(fds[0], sink, sizeof sink)) > 0 || (r < 0 && errno == EINTR))
+		;
+	close(fds[0]);
+	buf[n] = 0;
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return -1;
+	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+		char *name = line;
+		while (*name == ' ' || *name == '\t')
+			name++;
+		if (strncmp(name, "libmpi.so", 9) == 0 || strncmp(name, "libmpich", 8) == 0 ||
+		    strncmp(name, "libmpi_", 7) == 0 || strstr(name, "/libmpi.so"))
+			return 1;
+	}
+	return 0;
+}
+
+static int mkdir_p(const char *dir)
+{
+	char tmp[PATH_MAX];
+	if (snprintf(tmp, sizeof tmp, "%s", dir) >= (int)sizeof tmp)
+		return -ENAMETOOLONG;
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(tmp, 0777) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(tmp, 0777) < 0 && errno != EEXIST)
+		return -errno;
+	struct stat sb;
+	if (stat(tmp, &sb) < 0)
+		return -errno;
+	return S_ISDIR(sb.st_mode) ? 0 : -ENOTDIR;
+}
+
+static int under_mpi_launcher(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
+					   "MV2_COMM_WORLD_RANK", "MPI_LOCALRANKID", NULL};
+	for (int i = 0; vars[i]; i++)
+		if (getenv(vars[i]))
+			return 1;
+	return getenv("SLURM_STEP_ID") && getenv("SLURM_PROCID");
+}
+
+/* A job id every rank of one job sees alike, sanitised for a file name. */
+static void job_id(char *out, size_t len)
+{
+	const char *v;
+	char tmp[256];
+	if ((v = getenv("PMIX_NAMESPACE")) && *v)
+		snprintf(tmp, sizeof tmp, "%s", v);
+	else if ((v = getenv("OMPI_MCA_ess_base_jobid")) && *v)
+		snprintf(tmp, sizeof tmp, "%s", v);
+	else if ((v = getenv("SLURM_JOB_ID")) && *v)
+		snprintf(tmp, sizeof tmp, "%s.%s", v,
+			 getenv("SLURM_STEP_ID") ? getenv("SLURM_STEP_ID") : "0");
+	else if ((v = getenv("PMI_JOBID")) && *v)
+		snprintf(tmp, sizeof tmp, "%s", v);
+	else
+		snprintf(tmp, sizeof tmp, "ppid%d", (int)getppid());
+	size_t k = 0;
+	for (const char *p = tmp; *p && k + 1 < len; p++)
+		out[k++] = (char)((*p == '/' || *p == ' ' || *p == '@' || *p == ':') ? '-' : *p);
+	out[k] = 0;
+}
+
+static void default_output(const char *prog, char *out, size_t len)
+{
+	const char *base = strrchr(prog, '/');
+	base = base ? base + 1 : prog;
+	if (under_mpi_launcher()) {
+		char job[256];
+		job_id(job, sizeof job);
+		if (snprintf(out, len, "hyprof-%.200s-%s", base, job) >= (int)len)
+			out[len - 1] = 0;
+		return;
+	}
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	char ts[32];
+	strftime(ts, sizeof ts, "%Y%m%d-%H%M%S", &tm);
+	snprintf(out, len, "hyprof-%.200s-%s", base, ts);
+}
+
+static int path_in_list(const char *list, const char *path)
+{
+	size_t n = strlen(path);
+	for (const char *p = list; p && *p;) {
+		const char *e = p + strcspn(p, ": ");
+		if ((size_t)(e - p) == n && strncmp(p, path, n) == 0)
+			return 1;
+		p = *e ? e + 1 : e;
+	}
+	return 0;
+}
+
+static int set_preload(const char *prog, const char *interp, int dynamic)
+{
+	char libdir[PATH_MAX], rt[PATH_MAX], mpi[PATH_MAX];
+	const char *env = getenv("HYPROF_LIB");
+	if (env && *env) {
+		snprintf(libdir, sizeof libdir, "%s", env);
+	} else {
+		char self[PATH_MAX];
+		if (tool_self_dir(self, sizeof self) < 0)
+			return tool_err("cannot find the hyprof executable's directory: set HYPROF_LIB to the "
+					"directory that holds libhyprof.so");
+		if (snprintf(libdir, sizeof libdir, "%s/../lib", self) >= (int)sizeof libdir)
+			return tool_err("path of the hyprof executable too long: set HYPROF_LIB");
+	}
+	char real[PATH_MAX];
+	if (realpath(libdir, real))
+		snprintf(libdir, sizeof libdir, "%s", real);
+	if (snprintf(rt, sizeof rt, "%s/libhyprof.so", libdir) >= (int)sizeof rt ||
+	    snprintf(mpi, sizeof mpi, "%s/libhyprof_mpi.so", libdir) >= (int)sizeof mpi)
+		return tool_err("HYPROF_LIB path too long");
+	if (access(rt, R_OK) < 0)
+		return tool_err("runtime library %s not found: build hyprof, or set HYPROF_LIB to the "
+				"directory that holds libhyprof.so",
+				rt);
+
+	int want_mpi = 0;
+	const char *force = getenv("HYPROF_MPI");
+	if (force && *force) {
+		if (strcmp(force, "0") != 0 && strcmp(force, "1") != 0)
+			return tool_usage("run", "HYPROF_MPI must be 0 or 1, not '%s'", force);
+		want_mpi = strcmp(force, "1") == 0;
+		if (want_mpi && access(mpi, R_OK) < 0)
+			return tool_err("HYPROF_MPI=1 but %s does not exist (this build has no MPI "
+					"support: configure with -DHYPROF_WITH_MPI=ON)",
+					mpi);
+	} else if (dynamic && access(mpi, R_OK) == 0) {
+		want_mpi = uses_mpi(prog, interp) == 1;
+	}
+
+	const char *old = getenv("LD_PRELOAD");
+	size_t len = strlen(rt) + strlen(mpi) + (old ? strlen(old) : 0) + 4;
+	char *pre = malloc(len);
+	if (!pre)
+		return tool_err("out of memory");
+	pre[0] = 0;
+	if (!path_in_list(old, rt))
+		strcat(pre, rt);
+	if (want_mpi && !path_in_list(old, mpi)) {
+		if (*pre)
+			strcat(pre, ":");
+		strcat(pre, mpi);
+	}
+	if (old && *old) {
+		if (*pre)
+			strcat(pre, ":");
+		strcat(pre, old);
+	}
+	setenv("LD_PRELOAD", pre, 1);
+	free(pre);
+	return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const char *const modes[] = {"sampled", "hybrid", "measured", NULL};
+	static const char *const comps[] = {"none", "local", "parallel", NULL};
+	static const char *const unwinds[] = {"libunwind", "fp", NULL};
+	const char *output = NULL;
+	int have_period = 0, have_freq = 0;
+	int c;
+	while ((c = tool_getopt("run", argc, argv, run_opts, run_usage, run_intro, 1)) != -1) {
+		if (TOOL_DONE(c))
+			return TOOL_STATUS(c);
+		const struct tool_opt *o = NULL;
+		for (int i = 0; run_opts[i].name; i++)
+			if (run_opts[i].id == c)
+				o = &run_opts[i];
+		const char *v = optarg;
+		uint64_t u;
+		double d;
+		switch (c) {
+		case O_OUTPUT:
+			if (!*v)
+				return tool_usage("run", "-o needs a directory");
+			output = v;
+			break;
+		case O_EVENT:
+		case O_FILTER:
+			break;
+		case O_CRITICAL_PATH:
+			if (!*v)
+				return tool_usage("run", "--critical-path needs 'auto' or a list of functions");
+			break;
+		case O_PERIOD:
+		case O_FREQ:
+		case O_MAX_NODES:
+			if (tool_parse_u64(v, &u) < 0 || u == 0)
+				return tool_usage("run", "--%s needs a positive integer, not '%s'", o->name, v);
+			have_period |= c == O_PERIOD;
+			have_freq |= c == O_FREQ;
+			break;
+		case O_MAX_OVERHEAD:
+			if (tool_parse_double(v, &d) < 0 || d < 0 || d > 100)
+				return tool_usage("run", "--max-overhead needs a percentage 0..100, not '%s'", v);
+			break;
+		case O_UNWIND:
+			if (!one_of(v, unwinds))
+				return tool_usage("run", "--unwind must be libunwind or fp, not '%s'", v);
+			break;
+		case O_MODE:
+			if (!one_of(v, modes))
+				return tool_usage("run", "--mode must be sampled, hybrid or measured, not '%s'", v);
+			break;
+		case O_COMPENSATE:
+			if (!one_of(v, comps))
+				return tool_usage("run", "--compensate must be none, local or parallel, not '%s'", v);
+			break;
+		case O_SIGNAL:
+			if (!valid_signal(v))
+				return tool_usage("run", "--signal needs a signal name or number, not '%s'", v);
+			break;
+		case O_PER_RANK:
+		case O_QUIET:
+			v = "1";
+			break;
+		default:
+			return tool_usage("run", "unhandled option");
+		}
+		if (o && c != O_OUTPUT)
+			setenv(o->var, v, 1);
+	}
+	if (have_period && have_freq)
+		return tool_usage("run", "give --period or --freq, not both");
+	if (optind >= argc)
+		return tool_usage("run", "no program to run");
+	char **prog_argv = argv + optind;
+	char prog[PATH_MAX];
+	int rc = find_program(prog_argv[0], prog, sizeof prog);
+	if (rc == -ENOENT)
+		return tool_err("%s: command not found%s", prog_argv[0],
+				strchr(prog_argv[0], '/') ? "" : " (searched PATH)");
+	if (rc < 0)
+		return tool_err("%s: cannot run it: %s", prog_argv[0],
+				rc == -EACCES ? "not executable (check its permissions)" : strerror(-rc));
+	char interp[PATH_MAX];
+	int dyn = elf_interp(prog, interp, sizeof interp);
+	if (dyn == 0)
+		return tool_err("%s is statically linked: libhyprof.so cannot be preloaded into it; "
+				"link it dynamically (or with -lhyprof)",
+				prog);
+
+	/* output directory: -o, else HYPROF_OUTPUT from the environment, else
+	 * a name every rank of a job derives alike */
+	char outbuf[PATH_MAX];
+	if (!output) {
+		const char *env = getenv("HYPROF_OUTPUT");
+		if (env && *env) {
+			output = env;
+		} else {
+			default_output(prog, outbuf, sizeof outbuf);
+			output = outbuf;
+		}
+	}
+	rc = mkdir_p(output);
+	if (rc < 0)
+		return tool_err("cannot create the output directory %s: %s (choose another with -o)",
+				output, strerror(-rc));
+	char absout[PATH_MAX];
+	if (!realpath(output, absout))
+		snprintf(absout, sizeof absout, "%s", output);
+	setenv("HYPROF_OUTPUT", absout, 1);
+
+	rc = set_preload(prog, interp, dyn == 1);
+	if (rc)
+		return rc;
+	fflush(NULL);
+	execv(prog, prog_argv);
+	return tool_err("%s: exec failed: %s", prog, strerror(errno));
+}

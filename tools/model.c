@@ -1,0 +1,933 @@
+/* tools/model.c - load a profile directory into struct hp_model (model.h).
+ *
+ * Per thread: the probe tree (function entry addresses and region ids) is
+ * turned into a function-level probe tree; the sample tree (PCs) is
+ * symbolized frame by frame (inlined frames expanded, return addresses
+ * resolved at pc-1) into a function-level tree with recursion folding, and
+ * the two are joined (model_build.h, docs/cmd-report.md).  Measured mode
+ * shows the probe tree itself with compensated times.  Trees are merged
+ * over threads and processes by function path.
+ *
+ * Period to seconds (docs/cmd-report.md "Units"): unit "ns" -> period *
+ * 1e-9; unit "events" of a cycles event -> period / frequency (META
+ * "event_hz" when the runtime recorded it, else the TSC frequency); any
+ * other event -> the thread's CPU time split in proportion to the period.
+ */
+#include "tools/model.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/cct.h"
+#include "tools/model_build.h"
+#include "tools/symbols.h"
+#include "tools/util.h"
+
+struct mthread {
+	struct pnode *full;  /* full probe tree, NULL when no probe ran */
+	struct pnode *pf;    /* function-only probe tree */
+	double spp;          /* seconds per unit of period */
+	int use;             /* part of the model (not a per-rank duplicate) */
+};
+
+struct mpriv {
+	struct mb *b;
+	struct symtab *st;
+	struct mthread *th;  /* parallel to m->threads */
+	int any_probes, any_regions;
+	double sampled_s, matched_s, unprobed_s;
+	size_t probe_paths, probe_only, shared, overlays;
+	char *cost_keys[64];
+};
+
+static char *xstrdup(const char *s)
+{
+	if (!s)
+		return NULL;
+	char *d = strdup(s);
+	if (!d)
+		abort();
+	return d;
+}
+
+static const char *meta_str(const struct hp_prof *p, const char *k1, const char *k2)
+{
+	const char *s = hp_kv_str(&p->meta, k1, NULL);
+	if (!s && k2)
+		s = hp_kv_str(&p->meta, k2, NULL);
+	return s;
+}
+
+/* numeric kv of any numeric type, or def */
+static double kv_num(const struct hp_kvlist *l, const char *key, double def)
+{
+	const struct hp_kv *v = hp_kv_get(l, key);
+	if (!v)
+		return def;
+	switch (v->type) {
+	case HP_KV_U64: return (double)v->u;
+	case HP_KV_I64: return (double)v->i;
+	case HP_KV_F64: return v->d;
+	case HP_KV_STR: return v->s ? strtod(v->s, NULL) : def;
+	}
+	return def;
+}
+
+static double prof_tsc_hz(const struct hp_prof *p)
+{
+	double hz = kv_num(&p->meta, "tsc_hz", 0);
+	if (hz <= 0)
+		hz = kv_num(&p->calib, "tsc_hz", 0);
+	return hz;
+}
+
+static double prof_wall(const struct hp_prof *p)
+{
+	double w = kv_num(&p->meta, "duration_ns", -1);
+	if (w < 0)
+		w = kv_num(&p->meta, "wall_ns", -1);
+	if (w >= 0)
+		return w * 1e-9;
+	double s = kv_num(&p->meta, "start_ns", 0), e = kv_num(&p->meta, "end_ns", 0);
+	if (e > s)
+		return (e - s) * 1e-9;
+	/* fall back on the longest thread */
+	double best = 0;
+	for (size_t i = 0; i < p->nthreads; i++) {
+		double ts = kv_num(&p->threads[i].kv, "start_ns", 0);
+		double te = kv_num(&p->threads[i].kv, "end_ns", 0);
+		if (te > ts && (te - ts) * 1e-9 > best)
+			best = (te - ts) * 1e-9;
+	}
+	return best;
+}
+
+static int is_cycles_event(const char *ev)
+{
+	return ev && (strstr(ev, "cycles") || strstr(ev, "CYC") || strcmp(ev, "cpu-cycles") == 0);
+}
+
+/* ---- loading files ----------------------------------------------------- */
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int list_profiles(const char *path, char ***out, size_t *n, char *err, size_t errlen)
+{
+	struct stat sb;
+	*out = NULL;
+	*n = 0;
+	if (stat(path, &sb) < 0) {
+		int e = errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	if (!S_ISDIR(sb.st_mode)) {
+		*out = malloc(sizeof **out);
+		(*out)[0] = xstrdup(path);
+		*n = 1;
+		return 0;
+	}
+	DIR *d = opendir(path);
+	if (!d) {
+		int e = errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	size_t cap = 0, entries = 0, tmps = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		entries++;
+		if (strstr(de->d_name, HP_FILE_EXT ".tmp"))
+			tmps++;
+		if (!ends_with(de->d_name, HP_FILE_EXT))
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			*out = realloc(*out, cap * sizeof **out);
+			if (!*out)
+				abort();
+		}
+		size_t len = strlen(path) + strlen(de->d_name) + 2;
+		char *fp = malloc(len);
+		if (!fp)
+			abort();
+		snprintf(fp, len, "%s%s%s", path, ends_with(path, "/") ? "" : "/", de->d_name);
+		(*out)[(*n)++] = fp;
+	}
+	closedir(d);
+	if (*n == 0) {
+		if (entries == 0)
+			snprintf(err, errlen,
+				 "%s: empty directory, no profiles: run `hyprof run -o %s -- PROGRAM` first",
+				 path, path);
+		else if (tmps)
+			snprintf(err, errlen,
+				 "%s: no finished profile (*" HP_FILE_EXT "), only %zu temporary file(s): "
+				 "the program is still running or was killed before writing",
+				 path, tmps);
+		else
+			snprintf(err, errlen,
+				 "%s: no profiles (*" HP_FILE_EXT ") in this directory: is it a hyprof "
+				 "output directory?",
+				 path);
+		return -ENOENT;
+	}
+	qsort(*out, *n, sizeof **out, cmp_str);
+	return 0;
+}
+
+/* ---- symbolization helpers --------------------------------------------- */
+
+static struct hp_func *func_of(struct mpriv *pv, const struct sym_loc *l, int k)
+{
+	const struct sym_frame *f = &l->frames[k];
+	return mb__func(pv->b, f->name, l->module, f->file, f->decl_line, 0, l->measurement);
+}
+
+static struct hp_func *region_func(struct mpriv *pv, const struct hp_prof *p, uint64_t id)
+{
+	for (size_t i = 0; i < p->nregions; i++) {
+		const struct hp_region *r = &p->regions[i];
+		if (r->id == id)
+			return mb__func(pv->b, r->name, "[region]", r->file, (int)r->line, 1, 0);
+	}
+	char buf[64];
+	snprintf(buf, sizeof buf, "[region %llu]", (unsigned long long)id);
+	return mb__func(pv->b, buf, "[region]", NULL, 0, 1, 0);
+}
+
+/* ---- probe trees ------------------------------------------------------- */
+
+struct pctx {
+	struct mpriv *pv;
+	const struct hp_prof *prof;
+	struct sym_space *sp;
+	const struct cct_node *nodes;
+	uint32_t n;
+	struct pnode **map;
+	int has_regions;
+};
+
+static void padd_node(struct pnode *q, const struct cct_node *nd)
+{
+	q->calls += nd->calls;
+	q->incl += nd->incl;
+	q->excl += nd->excl;
+	q->incl_comp += nd->incl_comp;
+	q->excl_comp += nd->excl_comp;
+	q->samples += nd->samples;
+	q->period += nd->period;
+	q->meas_samples += nd->meas_samples;
+	q->clamped += nd->clamped;
+	q->skipped += nd->skipped;
+	q->flags |= nd->flags & ~(CCT_F_REDIRECT | CCT_F_PROBE | CCT_F_REGION);
+}
+
+static void pdfs(struct pctx *c, uint32_t i, struct pnode *parent, int depth)
+{
+	if (depth > 100000)
+		return;
+	for (uint32_t ci = c->nodes[i].first_child, guard = 0; ci < c->n && guard <= c->n;
+	     ci = c->nodes[ci].next_sibling, guard++) {
+		const struct cct_node *nd = &c->nodes[ci];
+		if (nd->flags & CCT_F_REDIRECT) {
+			struct pnode *tg = nd->target < c->n ? c->map[nd->target] : NULL;
+			if (tg) {
+				padd_node(tg, nd);
+				tg->flags |= CCT_F_FOLDED;
+				c->map[ci] = tg;
+				pdfs(c, ci, tg, depth + 1);
+			}
+			continue;
+		}
+		struct hp_func *fn;
+		if (nd->flags & CCT_F_REGION) {
+			fn = region_func(c->pv, c->prof, nd->key);
+			c->has_regions = 1;
+		} else {
+			const struct sym_loc *l = sym_space__resolve(c->sp, nd->key, 0);
+			fn = func_of(c->pv, l, 0);
+		}
+		struct pnode *q = mb__pchild(c->pv->b, parent, fn);
+		padd_node(q, nd);
+		c->map[ci] = q;
+		pdfs(c, ci, q, depth + 1);
+	}
+}
+
+/* ---- sample trees ------------------------------------------------------ */
+
+struct sctx {
+	struct mpriv *pv;
+	struct sym_space *sp;
+	const struct cct_node *nodes;
+	uint32_t n;
+	double spp;
+	int join; /* probe cursor active */
+};
+
+static struct mb_pos step_loc(struct sctx *c, struct mb_pos pos, const struct sym_loc *l,
+			      uint64_t pc, int line_in_parent, int *line_out)
+{
+	int line = line_in_parent;
+	for (int k = 0; k < l->nframes; k++) {
+		struct hp_func *fn = func_of(c->pv, l, k);
+		pos = mb__step(c->pv->b, pos, fn, l->frames[k].inlined ? HP_T_INLINED : 0);
+		if (!pos.t->pc)
+			pos.t->pc = (uintptr_t)pc;
+		if (!pos.t->line)
+			pos.t->line = line;
+		line = l->frames[k].line;
+	}
+	*line_out = line;
+	return pos;
+}
+
+static void sdfs(struct sctx *c, uint32_t i, struct mb_pos parent, int pline, int depth)
+{
+	const struct cct_node *nd = &c->nodes[i];
+	if (depth > 100000)
+		return;
+	int kids = nd->first_child < c->n;
+	struct mb_pos pos = parent;
+	const struct sym_loc *lr = NULL;
+	int line = pline;
+	if (kids) {
+		lr = sym_space__resolve(c->sp, nd->key, 1);
+		pos = step_loc(c, parent, lr, nd->key, pline, &line);
+		for (uint32_t ci = nd->first_child, guard = 0; ci < c->n && guard <= c->n;
+		     ci = c->nodes[ci].next_sibling, guard++)
+			sdfs(c, ci, pos, line, depth + 1);
+	}
+	if (nd->samples || nd->period) {
+		const struct sym_loc *ll = sym_space__resolve(c->sp, nd->key, 0);
+		struct mb_pos lp = pos;
+		int dummy;
+		if (ll != lr)
+			lp = step_loc(c, parent, ll, nd->key, pline, &dummy);
+		double secs = (double)nd->period * c->spp;
+		lp.t->samples += (double)nd->samples;
+		lp.t->self += secs;
+		lp.t->self_raw += secs;
+		lp.t->sampled_self += secs;
+		if (nd->flags & CCT_F_TRUNCATED)
+			lp.t->flags |= HP_T_TRUNCATED;
+		c->pv->sampled_s += secs;
+		if (c->join && lp.p)
+			c->pv->matched_s += secs;
+	}
+	if ((nd->flags & CCT_F_TRUNCATED) && kids)
+		pos.t->flags |= HP_T_TRUNCATED;
+}
+
+/* ---- measured mode: the probe tree is the tree -------------------------- */
+
+static void mdfs(struct mb *b, const struct pnode *q, struct hp_tnode *t, double c2s, double spp,
+		 int use_raw)
+{
+	for (struct pnode *c = q->child; c; c = c->sibling) {
+		struct hp_tnode *n = mb__child(b, t, c->fn, 0);
+		if (n->calls < 0)
+			n->calls = 0;
+		n->calls += (int64_t)c->calls;
+		n->self_raw += (double)c->excl * c2s;
+		n->total_raw += (double)c->incl * c2s;
+		n->self += (double)(use_raw ? c->excl : c->excl_comp) * c2s;
+		n->total += (double)(use_raw ? c->incl : c->incl_comp) * c2s;
+		n->sampled_self += (double)c->period * spp;
+		n->samples += (double)c->samples;
+		n->clamped += c->clamped;
+		n->skipped += c->skipped;
+		if (c->flags & CCT_F_FOLDED)
+			n->flags |= HP_T_FOLDED;
+		if (c->flags & CCT_F_PARTIAL)
+			n->flags |= HP_T_PARTIAL;
+		if (c->flags & CCT_F_EXCLUDED)
+			n->flags |= HP_T_EXCLUDED;
+		if (c->flags & CCT_F_TRUNCATED)
+			n->flags |= HP_T_TRUNCATED;
+		mdfs(b, c, n, c2s, spp, use_raw);
+	}
+}
+
+static double sampled_totals(struct hp_tnode *n)
+{
+	double s = n->sampled_self;
+	for (struct hp_tnode *c = n->child; c; c = c->sibling)
+		s += sampled_totals(c);
+	return n->sampled_total = s;
+}
+
+static int comp_present(const struct pnode *q)
+{
+	if (q->incl_comp || q->excl_comp)
+		return 1;
+	for (const struct pnode *c = q->child; c; c = c->sibling)
+		if (comp_present(c))
+			return 1;
+	return 0;
+}
+
+/* Measurement samples of each probe path, as seconds, on the node that
+ * shows it (ALGORITHMS.md section 3: the direct observed cost). */
+static void cost_rec(const struct pnode *q, double cps)
+{
+	for (const struct pnode *c = q->child; c; c = c->sibling) {
+		if (c->t)
+			c->t->cost += (double)c->meas_samples * cps;
+		cost_rec(c, cps);
+	}
+}
+
+/* ---- cost kv: summed over processes ------------------------------------ */
+
+static void cost_add(struct hp_model *m, const struct hp_kvlist *src)
+{
+	for (size_t i = 0; i < src->n; i++) {
+		const struct hp_kv *s = &src->v[i];
+		struct hp_kv *d = NULL;
+		for (size_t k = 0; k < m->cost.n; k++)
+			if (strcmp(m->cost.v[k].key, s->key) == 0)
+				d = &m->cost.v[k];
+		if (!d) {
+			m->cost.v = realloc(m->cost.v, (m->cost.n + 1) * sizeof *m->cost.v);
+			if (!m->cost.v)
+				abort();
+			d = &m->cost.v[m->cost.n++];
+			*d = *s;
+			d->key = xstrdup(s->key);
+			d->s = xstrdup(s->s);
+			continue;
+		}
+		if (d->type == HP_KV_U64 && s->type == HP_KV_U64)
+			d->u += s->u;
+		else if (d->type == HP_KV_I64 && s->type == HP_KV_I64)
+			d->i += s->i;
+		else if (d->type == HP_KV_F64 && s->type == HP_KV_F64)
+			d->d += s->d;
+	}
+}
+
+/* ---- the model --------------------------------------------------------- */
+
+static void set_err(char *err, size_t errlen, const char *fmt, const char *a, const char *b)
+{
+	snprintf(err, errlen, fmt, a, b);
+}
+
+static void thread_dropped(struct hp_model *m, const struct hp_kvlist *kv, uint64_t *sum)
+{
+	*sum = 0;
+	for (size_t i = 0; i < kv->n; i++) {
+		const char *k = kv->v[i].key;
+		if (strncmp(k, "dropped.", 8) != 0 || kv->v[i].type == HP_KV_STR)
+			continue;
+		uint64_t v = kv->v[i].type == HP_KV_U64 ? kv->v[i].u : (uint64_t)kv_num(kv, k, 0);
+		*sum += v;
+		int r;
+		for (r = 0; r < m->ndrop; r++)
+			if (strcmp(m->drop_names[r], k + 8) == 0)
+				break;
+		if (r == m->ndrop) {
+			if (m->ndrop == 8)
+				r = 7; /* more reasons than slots: the last one gathers them */
+			else
+				m->drop_names[m->ndrop++] = k + 8;
+		}
+		m->dropped_by[r] += v;
+	}
+	if (*sum == 0) {
+		double d = kv_num(kv, "dropped", 0);
+		*sum = d > 0 ? (uint64_t)d : 0;
+	}
+}
+
+static void free_paths(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+int model__load(struct hp_model *m, const char *path, char *err, size_t errlen)
+{
+	char **paths;
+	size_t np;
+	memset(m, 0, sizeof *m);
+	int rc = list_profiles(path, &paths, &np, err, errlen);
+	if (rc < 0)
+		return rc;
+	struct mpriv *pv = calloc(1, sizeof *pv);
+	if (!pv)
+		abort();
+	m->priv = pv;
+	m->dir = xstrdup(path);
+	pv->b = mb__new();
+	pv->st = symtab__new();
+	if (!pv->b || !pv->st) {
+		free_paths(paths, np);
+		model__free(m);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	m->profs = calloc(np, sizeof *m->profs);
+	if (!m->profs)
+		abort();
+	for (size_t i = 0; i < np; i++) {
+		char e[512] = "";
+		struct hp_prof *p = NULL;
+		rc = hp_prof_read(paths[i], &p, e, sizeof e);
+		if (rc < 0) {
+			/* the reader's message names the file already */
+			if (e[0] && strncmp(e, paths[i], strlen(paths[i])) == 0)
+				snprintf(err, errlen, "%s", e);
+			else
+				set_err(err, errlen, "%s: %s", paths[i], e[0] ? e : strerror(-rc));
+			free_paths(paths, np);
+			model__free(m);
+			return rc;
+		}
+		m->profs[m->nprofs++] = p;
+	}
+	free_paths(paths, np);
+
+	/* A merged file (MPI merge at finalize) already holds every rank: the
+	 * per-rank files kept beside it (--per-rank) are not counted twice. */
+	int any_merged = 0;
+	for (size_t i = 0; i < m->nprofs; i++)
+		any_merged |= (m->profs[i]->flags & HP_FILE_MERGED) != 0;
+	int *use = calloc(m->nprofs, sizeof *use);
+	if (!use)
+		abort();
+	for (size_t i = 0; i < m->nprofs; i++)
+		use[i] = !any_merged || (m->profs[i]->flags & HP_FILE_MERGED);
+
+	const struct hp_prof *first = NULL;
+	for (size_t i = 0; i < m->nprofs && !first; i++)
+		if (use[i])
+			first = m->profs[i];
+	m->program = xstrdup(meta_str(first, "program", NULL) ? meta_str(first, "program", NULL)
+							   : "[unknown program]");
+	m->mode = xstrdup(meta_str(first, "mode", NULL) ? meta_str(first, "mode", NULL) : "sampled");
+	const char *ev = meta_str(first, "event", "source_event");
+	const char *src = meta_str(first, "source", NULL);
+	m->source = xstrdup(ev ? ev : src ? src : "[unknown]");
+	m->source_why = xstrdup(meta_str(first, "source_why", NULL));
+	m->unit = xstrdup(meta_str(first, "unit", NULL) ? meta_str(first, "unit", NULL) : "ns");
+	m->period = (uint64_t)kv_num(&first->meta, "period", 0);
+	m->calib = first->calib;
+	int measured = strcmp(m->mode, "measured") == 0;
+
+	/* threads and ranks */
+	size_t nth = 0;
+	for (size_t i = 0; i < m->nprofs; i++)
+		if (use[i])
+			nth += m->profs[i]->nthreads;
+	m->threads = calloc(nth ? nth : 1, sizeof *m->threads);
+	pv->th = calloc(nth ? nth : 1, sizeof *pv->th);
+	m->ranks = calloc(m->nprofs, sizeof *m->ranks);
+	if (!m->threads || !pv->th || !m->ranks)
+		abort();
+
+	for (size_t i = 0; i < m->nprofs; i++) {
+		struct hp_prof *p = m->profs[i];
+		struct hp_rankinfo *ri = &m->ranks[m->nranks++];
+		ri->rank = (int)kv_num(&p->meta, "rank", -1);
+		ri->pid = (int)kv_num(&p->meta, "pid", 0);
+		ri->prof = p;
+		ri->wall_raw = prof_wall(p);
+		const struct hp_section *ms = hp_prof_section(p, HP_SEC_MPI);
+		struct hp_kvlist mk = {0};
+		if (ms && hp_kv_parse(ms->data, ms->len, &mk) == 0) {
+			ri->wall_local = kv_num(&mk, "wall_local", 0);
+			ri->wall_parallel = kv_num(&mk, "wall_parallel", 0);
+			ri->wait_raw = kv_num(&mk, "wait_raw", 0);
+			ri->wait_compensated = kv_num(&mk, "wait_compensated", 0);
+			ri->reordered_receives = (uint64_t)kv_num(&mk, "reordered_receives", 0);
+			hp_kv_free(&mk);
+		}
+		if (!use[i])
+			continue;
+		m->nprocs += (p->flags & HP_FILE_MERGED) ? (int)kv_num(&p->meta, "nranks", 1) : 1;
+		if ((p->flags & HP_FILE_PARTIAL) || kv_num(&p->meta, "partial", 0) > 0)
+			m->partial = 1;
+		if (ri->wall_raw > m->duration)
+			m->duration = ri->wall_raw;
+		cost_add(m, &p->cost);
+
+		struct sym_space *sp = symtab__space(pv->st, p->modules, p->nmodules);
+		if (!sp) {
+			snprintf(err, errlen, "out of memory");
+			free(use);
+			model__free(m);
+			return -ENOMEM;
+		}
+		double tsc_hz = prof_tsc_hz(p);
+		const char *unit = meta_str(p, "unit", NULL);
+		const char *pev = meta_str(p, "event", "source_event");
+		double ev_hz = kv_num(&p->meta, "event_hz", 0);
+		for (size_t t = 0; t < p->nthreads; t++) {
+			const struct hp_prof_thread *pt = &p->threads[t];
+			struct hp_threadinfo *ti = &m->threads[m->nthreadinfo];
+			struct mthread *mt = &pv->th[m->nthreadinfo];
+			m->nthreadinfo++;
+			mt->use = 1;
+			ti->rank = (int)kv_num(&pt->kv, "rank", ri->rank);
+			ti->pid = (int)kv_num(&pt->kv, "pid", ri->pid);
+			ti->tid = (int)kv_num(&pt->kv, "tid", 0);
+			ti->index = (int)kv_num(&pt->kv, "index", (double)t);
+			double ts = kv_num(&pt->kv, "start_ns", 0), te = kv_num(&pt->kv, "end_ns", 0);
+			ti->wall = te > ts ? (te - ts) * 1e-9 : ri->wall_raw;
+			ti->cpu = kv_num(&pt->kv, "cpu_ns", 0) * 1e-9;
+			uint64_t tot_period = 0, tot_samples = 0;
+			for (uint32_t k = 0; k < pt->nsample; k++) {
+				tot_period += pt->sample[k].period;
+				tot_samples += pt->sample[k].samples;
+			}
+			ti->samples = (uint64_t)kv_num(&pt->kv, "samples", (double)tot_samples);
+			thread_dropped(m, &pt->kv, &ti->dropped);
+			m->samples += ti->samples;
+			m->dropped += ti->dropped;
+			/* seconds per unit of period */
+			if (!unit || strcmp(unit, "ns") == 0)
+				mt->spp = 1e-9;
+			else if (is_cycles_event(pev) && (ev_hz > 0 || tsc_hz > 0))
+				mt->spp = 1.0 / (ev_hz > 0 ? ev_hz : tsc_hz);
+			else if (ti->cpu > 0 && tot_period > 0)
+				mt->spp = ti->cpu / (double)tot_period;
+			else
+				mt->spp = tsc_hz > 0 ? 1.0 / tsc_hz : 1e-9;
+
+			if (pt->nprobe > 1) {
+				struct pctx pc = {pv, p, sp, pt->probe, pt->nprobe, NULL, 0};
+				pc.map = calloc(pt->nprobe, sizeof *pc.map);
+				if (!pc.map)
+					abort();
+				mt->full = mb__proot(pv->b);
+				pc.map[0] = mt->full;
+				padd_node(mt->full, &pt->probe[0]);
+				pdfs(&pc, 0, mt->full, 0);
+				free(pc.map);
+				if (mt->full->child) {
+					mt->pf = mb__splice_regions(pv->b, mt->full);
+					pv->any_probes = 1;
+					pv->any_regions |= pc.has_regions;
+				} else {
+					mt->full = NULL;
+				}
+			}
+		}
+		/* sampled trees once this process's probe trees exist: the join
+		 * asks which functions are instrumented */
+		size_t base = m->nthreadinfo - p->nthreads;
+		for (size_t t = 0; t < p->nthreads; t++) {
+			const struct hp_prof_thread *pt = &p->threads[t];
+			struct hp_threadinfo *ti = &m->threads[base + t];
+			struct mthread *mt = &pv->th[base + t];
+			ti->root = mb__root(pv->b);
+			double cps = (double)m->period * mt->spp; /* one sample, seconds */
+			if (measured && mt->full) {
+				int use_raw = !comp_present(mt->full);
+				double c2s = tsc_hz > 0 ? 1.0 / tsc_hz : 0;
+				mdfs(pv->b, mt->full, ti->root, c2s, mt->spp, use_raw);
+				/* nodes of the full tree map 1:1 on tree nodes */
+				struct hp_tnode *r = ti->root;
+				r->total = r->total_raw = 0;
+				for (struct hp_tnode *c = r->child; c; c = c->sibling) {
+					r->total += c->total;
+					r->total_raw += c->total_raw;
+				}
+				sampled_totals(r);
+				pv->unprobed_s += (double)mt->full->period * mt->spp;
+				continue;
+			}
+			if (pt->nsample > 0) {
+				struct sctx sc = {pv, sp, pt->sample, pt->nsample, mt->spp, mt->pf != NULL};
+				struct mb_pos pos = {ti->root, mt->pf};
+				for (uint32_t ci = pt->sample[0].first_child, guard = 0;
+				     ci < pt->nsample && guard <= pt->nsample;
+				     ci = pt->sample[ci].next_sibling, guard++)
+					sdfs(&sc, ci, pos, 0, 1);
+				/* samples at the root itself: no frame at all */
+				if (pt->sample[0].period) {
+					double secs = (double)pt->sample[0].period * mt->spp;
+					ti->root->self += secs;
+					ti->root->self_raw += secs;
+					ti->root->sampled_self += secs;
+					pv->sampled_s += secs;
+				}
+			}
+			if (mt->pf) {
+				pv->probe_only += (size_t)mb__join(pv->b, ti->root, mt->pf);
+				if (pv->any_regions)
+					pv->overlays += (size_t)mb__regions(pv->b, ti->root, mt->full,
+									    mt->spp);
+				cost_rec(mt->pf, cps);
+			} else {
+				mb__totals(ti->root);
+			}
+		}
+	}
+	free(use);
+
+	/* measured mode: the cost of each node from its measurement samples */
+	if (measured) {
+		for (size_t t = 0; t < m->nthreadinfo; t++) {
+			struct mthread *mt = &pv->th[t];
+			if (!mt->full)
+				continue;
+			/* walk the full probe tree and the thread tree together */
+			struct hp_tnode *stack_t[4096];
+			const struct pnode *stack_q[4096];
+			int sp_ = 0;
+			stack_t[sp_] = m->threads[t].root;
+			stack_q[sp_++] = mt->full;
+			double cps = (double)m->period * mt->spp;
+			while (sp_ > 0) {
+				struct hp_tnode *tn = stack_t[--sp_];
+				const struct pnode *q = stack_q[sp_];
+				for (const struct pnode *c = q->child; c; c = c->sibling) {
+					struct hp_tnode *cn = mb__child(pv->b, tn, c->fn, 0);
+					cn->cost += (double)c->meas_samples * cps;
+					if (sp_ < 4096) {
+						stack_t[sp_] = cn;
+						stack_q[sp_++] = c;
+					}
+				}
+			}
+		}
+	}
+
+	/* statistics of the join */
+	for (size_t t = 0; t < m->nthreadinfo; t++) {
+		struct mthread *mt = &pv->th[t];
+		if (!mt->pf)
+			continue;
+		struct pnode *stk[4096];
+		int k = 0;
+		stk[k++] = mt->pf;
+		while (k > 0) {
+			struct pnode *q = stk[--k];
+			if (q->fn) {
+				pv->probe_paths++;
+				if (q->nmapped > 1)
+					pv->shared++;
+			}
+			for (struct pnode *c = q->child; c; c = c->sibling)
+				if (k < 4096)
+					stk[k++] = c;
+		}
+	}
+
+	m->nthreads = (int)m->nthreadinfo;
+	m->funcs = mb__funcs(pv->b, &m->nfuncs);
+	m->root = model__tree(m, -1, -1);
+	m->total = m->root->total;
+	m->nflat = model__flat(m, -1, -1, &m->flat);
+
+	/* how samples and counts were joined */
+	char note[2048];
+	if (measured && pv->any_probes) {
+		snprintf(note, sizeof note,
+			 "measured: the tree is the probe tree (instrumented functions and regions); "
+			 "times come from entry/exit timestamps with the calibrated probe cost "
+			 "removed (raw values beside them); time in uninstrumented callees is in "
+			 "the caller's self time; sampled time per probe path is kept as "
+			 "sampled_self; %.3f s were sampled while no probe was active",
+			 pv->unprobed_s);
+	} else if (pv->any_probes) {
+		int k = snprintf(
+			note, sizeof note,
+			"hybrid: time from samples, calls from probes; a sampled call path shows the "
+			"calls of the probe path made of its instrumented functions in order "
+			"(recursion folded the same way on both sides); %zu of %zu probe paths were "
+			"reached by samples, %zu added as probe-only nodes (time 0); %.1f%% of sampled "
+			"time fell on a known probe path",
+			pv->probe_paths - pv->probe_only, pv->probe_paths, pv->probe_only,
+			pv->sampled_s > 0 ? 100.0 * pv->matched_s / pv->sampled_s : 100.0);
+		if (pv->shared && k > 0 && (size_t)k < sizeof note)
+			k += snprintf(note + k, sizeof note - k,
+				      "; %zu probe paths show under several sampled paths that differ "
+				      "only in uninstrumented frames (their calls repeat there; the flat "
+				      "profile counts each call once)",
+				      pv->shared);
+		if (pv->overlays && k > 0 && (size_t)k < sizeof note)
+			snprintf(note + k, sizeof note - k,
+				 "; regions are overlays: their time is also in the functions "
+				 "beside them");
+	} else if (strcmp(m->mode, "sampled") == 0) {
+		snprintf(note, sizeof note, "sampled: no probes; calls unknown");
+	} else {
+		snprintf(note, sizeof note,
+			 "%s: no probe ran (the program was not built with -finstrument-functions "
+			 "and used no region): calls unknown",
+			 m->mode);
+	}
+	m->join_note = xstrdup(note);
+	return 0;
+}
+
+struct mb *model__builder(struct hp_model *m)
+{
+	return ((struct mpriv *)m->priv)->b;
+}
+
+static int selected(const struct hp_threadinfo *ti, int rank, int thread)
+{
+	return (rank < 0 || ti->rank == rank) && (thread < 0 || ti->index == thread);
+}
+
+struct hp_tnode *model__tree(struct hp_model *m, int rank, int thread)
+{
+	struct mpriv *pv = m->priv;
+	if (rank < 0 && thread < 0 && m->root)
+		return m->root;
+	struct hp_tnode *root = mb__root(pv->b);
+	for (size_t i = 0; i < m->nthreadinfo; i++)
+		if (pv->th[i].use && selected(&m->threads[i], rank, thread))
+			mb__merge(pv->b, root, m->threads[i].root);
+	/* the root's total is the sum of the merged thread totals */
+	return root;
+}
+
+static void pcalls(const struct pnode *q, int64_t *calls)
+{
+	for (const struct pnode *c = q->child; c; c = c->sibling) {
+		int64_t *v = &calls[c->fn->id];
+		*v = (*v < 0 ? 0 : *v) + (int64_t)c->calls;
+		pcalls(c, calls);
+	}
+}
+
+size_t model__flat(struct hp_model *m, int rank, int thread, struct hp_fstat **out)
+{
+	struct mpriv *pv = m->priv;
+	struct hp_tnode *root = model__tree(m, rank, thread);
+	size_t n = mb__flat(pv->b, root, out);
+	if (!pv->any_probes)
+		return n;
+	size_t nf;
+	mb__funcs(pv->b, &nf);
+	int64_t *calls = malloc((nf + 1) * sizeof *calls);
+	if (!calls)
+		abort();
+	for (size_t i = 0; i < nf; i++)
+		calls[i] = -1;
+	for (size_t i = 0; i < m->nthreadinfo; i++)
+		if (pv->th[i].use && pv->th[i].full && selected(&m->threads[i], rank, thread))
+			pcalls(pv->th[i].full, calls);
+	for (size_t i = 0; i < n; i++)
+		(*out)[i].calls = calls[(*out)[i].fn->id];
+	free(calls);
+	return n;
+}
+
+size_t model__thread_flat(struct hp_model *m, size_t i, struct hp_fstat **out)
+{
+	struct mpriv *pv = m->priv;
+	size_t n = mb__flat(pv->b, m->threads[i].root, out);
+	if (!pv->th[i].full)
+		return n;
+	size_t nf;
+	mb__funcs(pv->b, &nf);
+	int64_t *calls = malloc((nf + 1) * sizeof *calls);
+	if (!calls)
+		abort();
+	for (size_t k = 0; k < nf; k++)
+		calls[k] = -1;
+	pcalls(pv->th[i].full, calls);
+	for (size_t k = 0; k < n; k++)
+		(*out)[k].calls = calls[(*out)[k].fn->id];
+	free(calls);
+	return n;
+}
+
+int model__walk(struct hp_tnode *root, hp_tnode_visit fn, void *arg)
+{
+	/* iterative pre-order walk with depth */
+	struct item {
+		struct hp_tnode *n;
+		int depth;
+	};
+	size_t cap = 1024, k = 0;
+	struct item *st = malloc(cap * sizeof *st);
+	if (!st)
+		return -ENOMEM;
+	st[k++] = (struct item){root, 0};
+	int rc = 0;
+	while (k > 0) {
+		struct item it = st[--k];
+		rc = fn(it.n, it.depth, arg);
+		if (rc < 0)
+			break;
+		if (rc > 0) { /* skip children */
+			rc = 0;
+			continue;
+		}
+		/* push children in reverse so they are visited in order */
+		uint32_t nc = 0;
+		for (struct hp_tnode *c = it.n->child; c; c = c->sibling)
+			nc++;
+		if (k + nc > cap) {
+			cap = (k + nc) * 2;
+			struct item *ns = realloc(st, cap * sizeof *st);
+			if (!ns) {
+				free(st);
+				return -ENOMEM;
+			}
+			st = ns;
+		}
+		size_t at = k + nc;
+		for (struct hp_tnode *c = it.n->child; c; c = c->sibling)
+			st[--at] = (struct item){c, it.depth + 1};
+		k += nc;
+	}
+	free(st);
+	return rc;
+}
+
+void model__free(struct hp_model *m)
+{
+	struct mpriv *pv = m->priv;
+	for (size_t i = 0; i < m->nprofs; i++)
+		hp_prof_free(m->profs[i]);
+	free(m->profs);
+	for (size_t i = 0; i < m->cost.n; i++) {
+		free((char *)m->cost.v[i].key);
+		free((char *)m->cost.v[i].s);
+	}
+	free(m->cost.v);
+	free(m->flat);
+	free(m->threads);
+	free(m->ranks);
+	free(m->dir);
+	free(m->program);
+	free(m->mode);
+	free(m->source);
+	free(m->source_why);
+	free(m->unit);
+	free(m->join_note);
+	if (pv) {
+		mb__free(pv->b);
+		symtab__free(pv->st);
+		free(pv->th);
+		free(pv);
+	}
+	memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,424 @@
+/* tools/symbols.c - libdwfl-based symbolization (see symbols.h).
+ *
+ * Each object file is opened once into its own Dwfl at address 0, so a
+ * lookup uses the file-relative address (pc - load bias): every process of
+ * a job, whatever its ASLR layout, shares the object and its cache, and
+ * objects that occupied the same addresses at different times (dlopen,
+ * dlclose, dlopen) never collide.
+ */
+#include "tools/symbols.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/util.h"
+
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+struct objfile {
+	const char *path;     /* interned */
+	const char *base;     /* interned basename */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;     /* NULL when the file could not be opened */
+	int measurement;
+	struct u64map cache;  /* file address -> struct sym_loc * */
+	struct objfile *next;
+};
+
+struct space_mod {
+	struct hp_module_rec rec;
+	struct objfile *obj;  /* NULL for the vdso or a missing path */
+	const char *name;     /* basename, interned */
+	const char *path;
+};
+
+struct sym_space {
+	struct space_mod *mods; /* sorted by rec.lo */
+	size_t n;
+	struct u64map unknown;  /* pc -> loc for addresses outside every object */
+	struct symtab *st;      /* owner */
+	struct sym_space *next;
+};
+
+struct symtab {
+	struct strpool *pool;
+	struct u64map objs;     /* hash(path) -> chain */
+	struct objfile *objlist;
+	struct sym_space *spaces;
+	struct sym_loc **locs;  /* every loc allocated, to free */
+	size_t nlocs, caplocs;
+};
+
+static char *debuginfo_path;
+static const Dwfl_Callbacks offline_cb = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+const char *sym_demangle(const char *name, char *buf, size_t len)
+{
+	if (!name || name[0] != '_' || name[1] != 'Z')
+		return name;
+	int status = 0;
+	char *d = __cxa_demangle(name, NULL, NULL, &status);
+	if (!d || status != 0) {
+		free(d);
+		return name;
+	}
+	snprintf(buf, len, "%s", d);
+	free(d);
+	return buf;
+}
+
+struct symtab *symtab__new(void)
+{
+	struct symtab *st = calloc(1, sizeof *st);
+	if (!st)
+		return NULL;
+	st->pool = strpool__new();
+	u64map__init(&st->objs);
+	return st;
+}
+
+void symtab__free(struct symtab *st)
+{
+	if (!st)
+		return;
+	for (struct objfile *o = st->objlist, *nx; o; o = nx) {
+		nx = o->next;
+		if (o->dwfl)
+			dwfl_end(o->dwfl);
+		u64map__free(&o->cache);
+		free(o);
+	}
+	for (struct sym_space *s = st->spaces, *nx; s; s = nx) {
+		nx = s->next;
+		free(s->mods);
+		u64map__free(&s->unknown);
+		free(s);
+	}
+	for (size_t i = 0; i < st->nlocs; i++) {
+		free(st->locs[i]->frames);
+		free(st->locs[i]);
+	}
+	free(st->locs);
+	u64map__free(&st->objs);
+	strpool__free(st->pool);
+	free(st);
+}
+
+const char *symtab__intern(struct symtab *st, const char *s)
+{
+	return strpool__get(st->pool, s);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+static int is_hyprof_object(const char *base)
+{
+	return strncmp(base, "libhyprof", 9) == 0;
+}
+
+static struct objfile *objfile_get(struct symtab *st, const char *path)
+{
+	const char *ip = strpool__get(st->pool, path);
+	uint64_t key = u64_mix((uint64_t)(uintptr_t)ip, 0x6f626a);
+	struct objfile *o = u64map__get(&st->objs, key);
+	if (o)
+		return o;
+	o = calloc(1, sizeof *o);
+	if (!o)
+		abort();
+	o->path = ip;
+	o->base = strpool__get(st->pool, base_name(ip));
+	o->measurement = is_hyprof_object(o->base);
+	u64map__init(&o->cache);
+	o->dwfl = dwfl_begin(&offline_cb);
+	if (o->dwfl) {
+		dwfl_report_begin(o->dwfl);
+		o->mod = dwfl_report_elf(o->dwfl, o->base, ip, -1, 0, true);
+		dwfl_report_end(o->dwfl, NULL, NULL);
+	}
+	o->next = st->objlist;
+	st->objlist = o;
+	u64map__put(&st->objs, key, o);
+	return o;
+}
+
+static int cmp_mod(const void *a, const void *b)
+{
+	const struct space_mod *x = a, *y = b;
+	return x->rec.lo < y->rec.lo ? -1 : x->rec.lo > y->rec.lo;
+}
+
+struct sym_space *symtab__space(struct symtab *st, const struct hp_module *mods, size_t n)
+{
+	struct sym_space *sp = calloc(1, sizeof *sp);
+	if (!sp)
+		return NULL;
+	sp->mods = calloc(n ? n : 1, sizeof *sp->mods);
+	if (!sp->mods) {
+		free(sp);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct space_mod *m = &sp->mods[i];
+		const char *path = mods[i].path ? mods[i].path : "";
+		m->rec = mods[i].rec;
+		m->path = strpool__get(st->pool, path);
+		if ((m->rec.flags & 4) || path[0] == '[' || path[0] == 0) {
+			/* vdso or anonymous: no file to read */
+			m->name = strpool__get(st->pool, path[0] ? path : "[vdso]");
+		} else {
+			m->obj = objfile_get(st, path);
+			m->name = m->obj->base;
+		}
+	}
+	sp->n = n;
+	qsort(sp->mods, n, sizeof *sp->mods, cmp_mod);
+	u64map__init(&sp->unknown);
+	sp->st = st;
+	sp->next = st->spaces;
+	st->spaces = sp;
+	return sp;
+}
+
+static struct sym_loc *loc_new(struct symtab *st, int nframes)
+{
+	struct sym_loc *l = calloc(1, sizeof *l);
+	if (!l)
+		abort();
+	l->nframes = nframes;
+	l->frames = calloc(nframes, sizeof *l->frames);
+	if (!l->frames)
+		abort();
+	if (st->nlocs == st->caplocs) {
+		st->caplocs = st->caplocs ? st->caplocs * 2 : 256;
+		st->locs = realloc(st->locs, st->caplocs * sizeof *st->locs);
+		if (!st->locs)
+			abort();
+	}
+	st->locs[st->nlocs++] = l;
+	return l;
+}
+
+static const char *die_name(struct symtab *st, Dwarf_Die *d)
+{
+	Dwarf_Attribute a;
+	const char *s = NULL;
+	char buf[4096];
+	if (dwarf_attr_integrate(d, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &a))
+		s = dwarf_formstring(&a);
+	if (s)
+		return strpool__get(st->pool, sym_demangle(s, buf, sizeof buf));
+	if (dwarf_attr_integrate(d, DW_AT_name, &a))
+		s = dwarf_formstring(&a);
+	return s ? strpool__get(st->pool, s) : NULL;
+}
+
+/* Resolve file address `a` in object o (a already pc-1 for return addresses). */
+static struct sym_loc *resolve_obj(struct symtab *st, struct objfile *o, uint64_t a,
+				   uint64_t offset)
+{
+	char buf[4096];
+	Dwarf_Die *scopes = NULL;
+	int ns = 0;
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = NULL;
+	const char *symname = NULL;
+
+	if (o->mod) {
+		GElf_Off off;
+		GElf_Sym sym;
+		symname = dwfl_module_addrinfo(o->mod, a, &off, &sym, NULL, NULL, NULL);
+		cu = dwfl_module_addrdie(o->mod, a, &bias);
+		if (cu)
+			ns = dwarf_getscopes(cu, a - bias, &scopes);
+		if (ns < 0)
+			ns = 0;
+		/* dwarf_getscopes continues past an inlined subroutine with the
+		 * scopes of its abstract definition, not with its caller: take
+		 * the innermost function scope and walk its concrete parents */
+		for (int i = 0; i < ns; i++) {
+			int tag = dwarf_tag(&scopes[i]);
+			if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+				continue;
+			Dwarf_Die *chain = NULL;
+			int nc = dwarf_getscopes_die(&scopes[i], &chain);
+			free(scopes);
+			scopes = chain;
+			ns = nc > 0 ? nc : 0;
+			break;
+		}
+	}
+	/* Function scopes, innermost first, up to the real (non-inlined) one. */
+	int idx[256], nf = 0;
+	for (int i = 0; i < ns && nf < 256; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_inlined_subroutine)
+			idx[nf++] = i;
+		else if (tag == DW_TAG_subprogram) {
+			idx[nf++] = i;
+			break;
+		}
+	}
+	/* Line executing at `a`. */
+	const char *src = NULL;
+	int line = 0;
+	if (o->mod) {
+		Dwfl_Line *l = dwfl_module_getsrc(o->mod, a);
+		if (l)
+			src = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+	}
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+	if (cu && nf > 1)
+		dwarf_getsrcfiles(cu, &files, &nfiles);
+
+	struct sym_loc *loc = loc_new(st, nf ? nf : 1);
+	loc->module = o->base;
+	loc->path = o->path;
+	loc->offset = offset;
+	loc->measurement = o->measurement;
+	snprintf(buf, sizeof buf, "%s+0x%" PRIx64, o->base, offset);
+	loc->where = strpool__get(st->pool, buf);
+	if (nf == 0) {
+		struct sym_frame *f = &loc->frames[0];
+		if (symname) {
+			f->name = strpool__get(st->pool, sym_demangle(symname, buf, sizeof buf));
+		} else {
+			f->name = strpool__get(st->pool, "[unknown]");
+			loc->unknown = 1;
+		}
+		f->src = strpool__get(st->pool, src);
+		f->line = line;
+		free(scopes);
+		return loc;
+	}
+	/* frames[k] outermost first: frames[nf-1-i] is scope idx[i]. */
+	const char *cur_src = src;
+	int cur_line = line;
+	for (int i = 0; i < nf; i++) {
+		Dwarf_Die *d = &scopes[idx[i]];
+		struct sym_frame *f = &loc->frames[nf - 1 - i];
+		f->name = die_name(st, d);
+		if (!f->name && i == nf - 1 && symname)
+			f->name = strpool__get(st->pool, sym_demangle(symname, buf, sizeof buf));
+		if (!f->name)
+			f->name = strpool__get(st->pool, "[unknown]");
+		f->file = strpool__get(st->pool, dwarf_decl_file(d));
+		int dl = 0;
+		if (dwarf_decl_line(d, &dl) == 0)
+			f->decl_line = dl;
+		f->src = strpool__get(st->pool, cur_src);
+		f->line = cur_line;
+		f->inlined = dwarf_tag(d) == DW_TAG_inlined_subroutine;
+		/* The caller of an inlined frame executes its call site. */
+		if (f->inlined) {
+			Dwarf_Attribute at;
+			Dwarf_Word v = 0;
+			cur_line = 0;
+			cur_src = NULL;
+			if (dwarf_attr(d, DW_AT_call_line, &at) && dwarf_formudata(&at, &v) == 0)
+				cur_line = (int)v;
+			if (files && dwarf_attr(d, DW_AT_call_file, &at) &&
+			    dwarf_formudata(&at, &v) == 0 && v < nfiles)
+				cur_src = dwarf_filesrc(files, v, NULL, NULL);
+		}
+	}
+	free(scopes);
+	return loc;
+}
+
+static const struct sym_loc *unknown_loc(struct sym_space *sp, uint64_t pc, const char *module,
+					 const char *path, uint64_t offset)
+{
+	struct symtab *st = sp->st;
+	uint64_t key = pc == ~0ull ? 0 : pc;
+	struct sym_loc *l = u64map__get(&sp->unknown, key);
+	if (l)
+		return l;
+	char buf[512];
+	l = loc_new(st, 1);
+	l->module = module;
+	l->path = path;
+	l->offset = offset;
+	l->unknown = 1;
+	l->frames[0].name = strpool__get(st->pool, "[unknown]");
+	if (path && path[0] != '[')
+		snprintf(buf, sizeof buf, "%s+0x%" PRIx64, module, offset);
+	else if (module[0] == '[' && strcmp(module, "[unknown]") != 0)
+		snprintf(buf, sizeof buf, "%s+0x%" PRIx64, module, offset);
+	else
+		snprintf(buf, sizeof buf, "0x%" PRIx64, pc);
+	l->where = strpool__get(st->pool, buf);
+	u64map__put(&sp->unknown, key, l);
+	return l;
+}
+
+static struct space_mod *find_mod(struct sym_space *sp, uint64_t pc)
+{
+	/* binary search: last module with lo <= pc */
+	size_t lo = 0, hi = sp->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (sp->mods[mid].rec.lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* overlapping ranges (dlclose then dlopen): prefer one still loaded */
+	struct space_mod *best = NULL;
+	for (size_t i = lo; i-- > 0;) {
+		struct space_mod *m = &sp->mods[i];
+		if (pc >= m->rec.lo && pc < m->rec.hi) {
+			if (!best || (best->rec.unload_ns && !m->rec.unload_ns))
+				best = m;
+		}
+		if (lo - i > 64)
+			break;
+	}
+	if (best)
+		return best;
+	/* modules recorded without a range: ask the object file */
+	for (size_t i = 0; i < sp->n; i++) {
+		struct space_mod *m = &sp->mods[i];
+		if (m->rec.hi || !m->obj || !m->obj->mod || pc < m->rec.base)
+			continue;
+		Dwarf_Addr s, e;
+		dwfl_module_info(m->obj->mod, NULL, &s, &e, NULL, NULL, NULL, NULL);
+		if (pc - m->rec.base >= s && pc - m->rec.base < e)
+			return m;
+	}
+	return NULL;
+}
+
+const struct sym_loc *sym_space__resolve(struct sym_space *sp, uint64_t pc, int is_return)
+{
+	struct space_mod *m = find_mod(sp, pc);
+	if (!m)
+		return unknown_loc(sp, pc, strpool__get(sp->st->pool, "[unknown]"), NULL, pc);
+	uint64_t offset = pc - m->rec.base;
+	if (!m->obj || !m->obj->mod)
+		return unknown_loc(sp, pc, m->name, m->path, offset);
+	uint64_t a = is_return && offset > 0 ? offset - 1 : offset;
+	struct objfile *o = m->obj;
+	struct sym_loc *l = u64map__get(&o->cache, a);
+	if (l)
+		return l;
+	l = resolve_obj(sp->st, o, a, offset);
+	u64map__put(&o->cache, a, l);
+	return l;
+}

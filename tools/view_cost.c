@@ -1,0 +1,518 @@
+/* tools/view_cost.c - the cost section of `hyprof report` (issue 4): what the
+ * measurement cost, as a range, what it was predicted to cost, which probes
+ * cost the most, and what the overhead budget regulated.
+ *
+ * Reads each process's HP_SEC_COST and HP_SEC_BUDGET from m->profs (the
+ * model's summed m->cost adds fractions too, which do not add up), and the
+ * flat profile for the cost by function.  docs/cost.md explains the numbers.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calib/budget.h"
+#include "core/format.h"
+#include "tools/json.h"
+#include "tools/model.h"
+#include "tools/symbols.h"
+#include "tools/util.h"
+#include "tools/views.h"
+
+#define TOP_FUNCTIONS 10
+
+struct cost_sum {
+	int nproc;          /* processes with a COST section */
+	int nmissing;       /* processes without */
+	double run, cpu;    /* run: longest process; cpu: summed */
+	double direct, direct_var, ideal, cache, probes_lo, probes_hi;
+	double sampling, samp_lo, samp_hi, samp_meas, samp_ideal;
+	double startup, control, fixed, low, high;
+	double predicted, pred_probes, pred_sampling, guess_rate;
+	uint64_t events, skipped, meas, taken, intervals, pred_intervals;
+	double ivl_avg_w, ivl_max, ivl_var_w; /* interval stats, weighted by intervals */
+	double kernel_us_w, handler_us_w;     /* per-sample costs, weighted by samples */
+	const char *mode;
+};
+
+static double kvd(const struct hp_kvlist *l, const char *k)
+{
+	const struct hp_kv *v = hp_kv_get(l, k);
+	if (!v)
+		return 0;
+	switch (v->type) {
+	case HP_KV_F64: return v->d;
+	case HP_KV_U64: return (double)v->u;
+	case HP_KV_I64: return (double)v->i;
+	}
+	return 0;
+}
+
+static void cost_collect(const struct hp_model *m, struct cost_sum *s)
+{
+	memset(s, 0, sizeof(*s));
+	for (size_t i = 0; i < m->nprofs; i++) {
+		const struct hp_prof *p = m->profs[i];
+		const struct hp_kvlist *c = &p->cost;
+		if (!hp_kv_get(c, "low")) {
+			s->nmissing++;
+			continue;
+		}
+		s->nproc++;
+		s->mode = hp_kv_str(c, "mode", m->mode);
+		double run = kvd(c, "run_time");
+		if (run > s->run)
+			s->run = run;
+		s->cpu += kvd(c, "cpu_time");
+		s->direct += kvd(c, "direct");
+		s->direct_var += kvd(c, "direct_err") * kvd(c, "direct_err");
+		s->ideal += kvd(c, "ideal");
+		s->cache += kvd(c, "cache");
+		s->probes_lo += kvd(c, "probes");
+		s->probes_hi += kvd(c, "probes.high");
+		s->sampling += kvd(c, "sampling");
+		s->samp_lo += kvd(c, "sampling.low");
+		s->samp_hi += kvd(c, "sampling.high");
+		s->samp_meas += kvd(c, "sampling.measured");
+		s->samp_ideal += kvd(c, "sampling.ideal");
+		s->startup += kvd(c, "startup");
+		s->control += kvd(c, "control");
+		s->fixed += kvd(c, "fixed");
+		s->low += kvd(c, "low");
+		s->high += kvd(c, "high");
+		s->predicted += kvd(c, "predicted");
+		s->pred_probes += kvd(c, "predicted.probes");
+		s->pred_sampling += kvd(c, "predicted.sampling");
+		s->guess_rate = kvd(c, "predicted.guess_rate");
+		s->pred_intervals += (uint64_t)kvd(c, "predicted.intervals");
+		s->events += (uint64_t)kvd(c, "probe_events");
+		s->skipped += (uint64_t)kvd(c, "skipped_events");
+		s->meas += (uint64_t)kvd(c, "meas_samples");
+		uint64_t taken = (uint64_t)kvd(c, "samples_taken");
+		s->taken += taken;
+		s->kernel_us_w += kvd(c, "sample_kernel_us") * (double)taken;
+		s->handler_us_w += kvd(c, "handler_us") * (double)taken;
+		double n = kvd(c, "intervals");
+		s->intervals += (uint64_t)n;
+		s->ivl_avg_w += kvd(c, "interval.avg") * n;
+		double sd = kvd(c, "interval.std");
+		s->ivl_var_w += sd * sd * n;
+		if (kvd(c, "interval.max") > s->ivl_max)
+			s->ivl_max = kvd(c, "interval.max");
+	}
+}
+
+static double frac(const struct cost_sum *s, double v)
+{
+	return s->cpu > 0 ? v / s->cpu : 0;
+}
+
+int view_cost_summary(struct hp_model *m, char *buf, size_t len)
+{
+	struct cost_sum s;
+	cost_collect(m, &s);
+	if (!s.nproc || !len)
+		return 0;
+	int n = snprintf(buf, len, "%.1f%%..%.1f%% of %.3g s%s (predicted %.1f%%)",
+			 100 * frac(&s, s.low), 100 * frac(&s, s.high), s.cpu,
+			 s.cpu > 1.05 * s.run ? " CPU" : "", 100 * frac(&s, s.predicted));
+	return n < 0 ? 0 : n >= (int)len ? (int)len - 1 : n;
+}
+
+/* ---- by function ------------------------------------------------------- */
+
+struct fcost {
+	const struct hp_fstat *row;
+	double direct, ideal;
+};
+
+static int fcost_cmp(const void *a, const void *b)
+{
+	const struct fcost *x = a, *y = b;
+	double kx = fmax(x->direct, x->ideal), ky = fmax(y->direct, y->ideal);
+	return kx < ky ? 1 : kx > ky ? -1 : 0;
+}
+
+/* Rows with any probe cost, costliest first.  Returns the count (array in
+ * *out, malloc'ed). */
+static size_t by_function(const struct hp_model *m, const struct cost_sum *s, struct fcost **out)
+{
+	double pair = s->events ? s->ideal / (double)(s->events + s->skipped) : 0;
+	struct fcost *v = calloc(m->nflat ? m->nflat : 1, sizeof(*v));
+	size_t n = 0;
+	if (!v)
+		return *out = NULL, 0;
+	for (size_t i = 0; i < m->nflat; i++) {
+		const struct hp_fstat *r = &m->flat[i];
+		double ideal = r->calls > 0 ? (double)r->calls * pair : 0;
+		if (r->cost <= 0 && ideal <= 0)
+			continue;
+		v[n].row = r;
+		v[n].direct = r->cost;
+		v[n].ideal = ideal;
+		n++;
+	}
+	qsort(v, n, sizeof(*v), fcost_cmp);
+	*out = v;
+	return n;
+}
+
+/* ---- budget records ----------------------------------------------------------- */
+
+struct breg {
+	const char *name;
+	double calls, skipped, on_s, off_s;
+	uint32_t offs;
+	double duty, cost_rate;
+};
+
+struct bsum {
+	int present;
+	double budget;
+	int wired;
+	double skip_pair_ns;
+	uint64_t ticks, ticks_regulating, ticks_infeasible, regulated, skipped_roots,
+		skipped_nested, resets;
+	struct breg *r;
+	size_t nr;
+	struct symtab *st;  /* owns the names */
+};
+
+static void bsum_free(struct bsum *b)
+{
+	free(b->r);
+	if (b->st)
+		symtab__free(b->st);
+	memset(b, 0, sizeof(*b));
+}
+
+/* Read every process's HP_SEC_BUDGET; records of the same function name are
+ * summed (ranks of an MPI job). */
+static void budget_collect(const struct hp_model *m, struct bsum *b)
+{
+	memset(b, 0, sizeof(*b));
+	struct symtab *st = NULL;
+	for (size_t i = 0; i < m->nprofs; i++) {
+		const struct hp_prof *p = m->profs[i];
+		const struct hp_section *sec = hp_prof_section(p, HP_SEC_BUDGET);
+		if (!sec || sec->len < 4)
+			continue;
+		uint32_t kvlen;
+		memcpy(&kvlen, sec->data, 4);
+		if ((uint64_t)kvlen + 8 > sec->len)
+			continue;
+		struct hp_kvlist kv = {0};
+		if (hp_kv_parse(sec->data + 4, kvlen, &kv))
+			continue;
+		uint32_t nrec;
+		memcpy(&nrec, sec->data + 4 + kvlen, 4);
+		const uint8_t *rec = sec->data + 8 + kvlen;
+		if ((uint64_t)nrec * sizeof(struct hp_budget_rec) > sec->len - 8 - kvlen)
+			nrec = 0;
+		b->present = 1;
+		b->budget = kvd(&kv, "budget");
+		b->wired |= kvd(&kv, "wired") > 0;
+		b->skip_pair_ns = kvd(&kv, "skip_pair_ns");
+		b->ticks += (uint64_t)kvd(&kv, "ticks");
+		b->ticks_regulating += (uint64_t)kvd(&kv, "ticks_regulating");
+		b->ticks_infeasible += (uint64_t)kvd(&kv, "ticks_infeasible");
+		b->regulated += (uint64_t)kvd(&kv, "regulated");
+		b->skipped_roots += (uint64_t)kvd(&kv, "skipped.roots");
+		b->skipped_nested += (uint64_t)kvd(&kv, "skipped.nested");
+		b->resets += (uint64_t)kvd(&kv, "skip_resets");
+		hp_kv_free(&kv);
+		if (!nrec)
+			continue;
+		if (!st && !(st = b->st = symtab__new()))
+			continue;
+		struct sym_space *sp = symtab__space(st, p->modules, p->nmodules);
+		struct breg *nr = realloc(b->r, (b->nr + nrec) * sizeof(*b->r));
+		if (!nr || !sp)
+			continue;
+		b->r = nr;
+		for (uint32_t k = 0; k < nrec; k++) {
+			struct hp_budget_rec r;
+			memcpy(&r, rec + (size_t)k * sizeof(r), sizeof(r));
+			const char *name;
+			char rn[64];
+			if (r.flags & HP_BREC_REGION) {
+				snprintf(rn, sizeof(rn), "region %llu", (unsigned long long)r.key);
+				name = symtab__intern(st, rn);
+			} else {
+				const struct sym_loc *loc = sym_space__resolve(sp, r.key, 0);
+				name = loc->nframes ? loc->frames[0].name : loc->where;
+			}
+			struct breg *d = NULL;
+			for (size_t j = 0; j < b->nr; j++)
+				if (!strcmp(b->r[j].name, name))
+					d = &b->r[j];
+			if (!d) {
+				d = &b->r[b->nr++];
+				memset(d, 0, sizeof(*d));
+				d->name = name;
+			}
+			d->calls += (double)r.calls;
+			d->skipped += (double)r.skipped;
+			d->on_s += r.on_s;
+			d->off_s += r.off_s;
+			d->offs += r.offs;
+			d->duty = r.duty;
+			d->cost_rate += r.cost_rate;
+		}
+	}
+}
+
+static int breg_cmp(const void *a, const void *b)
+{
+	const struct breg *x = a, *y = b;
+	return x->off_s < y->off_s ? 1 : x->off_s > y->off_s ? -1 : strcmp(x->name, y->name);
+}
+
+/* ---- text ----------------------------------------------------------------- */
+
+static const char *secs(double s, char *buf, size_t len)
+{
+	return tool_fmt_secs(s, buf, len);
+}
+
+void view_cost_text(struct hp_model *m, FILE *out)
+{
+	struct cost_sum s;
+	cost_collect(m, &s);
+	char a[32], b[32], c[32], d[32];
+	fprintf(out, "Measurement cost (observed range, predicted; docs/cost.md)\n");
+	if (!s.nproc) {
+		fprintf(out, "  not recorded: the profile was written without the cost system\n");
+		return;
+	}
+	if (s.nmissing)
+		fprintf(out, "  note: %d of %d processes have no cost section and are not counted\n",
+			s.nmissing, s.nmissing + s.nproc);
+	fprintf(out, "  overhead   %.1f%%..%.1f%% of %s CPU time%s, predicted %.1f%%\n",
+		100 * frac(&s, s.low), 100 * frac(&s, s.high), secs(s.cpu, a, sizeof a),
+		s.nproc > 1 ? " (all processes)" : "", 100 * frac(&s, s.predicted));
+	fprintf(out, "  range      %s .. %s (width %s)\n", secs(s.low, a, sizeof a),
+		secs(s.high, b, sizeof b), secs(s.high - s.low, c, sizeof c));
+	double err = sqrt(s.direct_var);
+	fprintf(out, "  probes     direct %s +- %s (%llu samples in probe code)\n",
+		secs(s.direct, a, sizeof a), secs(err, b, sizeof b), (unsigned long long)s.meas);
+	fprintf(out, "             ideal  %s (%llu probe pairs", secs(s.ideal, a, sizeof a),
+		(unsigned long long)s.events);
+	if (s.skipped)
+		fprintf(out, " + %llu regulated", (unsigned long long)s.skipped);
+	fprintf(out, " x calibrated cost), cache %s%s\n", s.cache < 0 ? "-" : "+",
+		secs(fabs(s.cache), b, sizeof b));
+	fprintf(out, "             range  %s .. %s\n", secs(s.probes_lo, a, sizeof a),
+		secs(s.probes_hi, b, sizeof b));
+	double kern = s.taken ? s.kernel_us_w / (double)s.taken : 0;
+	double hand = s.taken ? s.handler_us_w / (double)s.taken : 0;
+	fprintf(out, "  sampling   %s .. %s (%llu samples: kernel %.1f us calibrated + handler %.1f us "
+		     "measured each)\n",
+		secs(s.samp_lo, a, sizeof a), secs(s.samp_hi, b, sizeof b),
+		(unsigned long long)s.taken, kern, hand);
+	fprintf(out, "  fixed      %s (start-up %s, cost controller %s)\n", secs(s.fixed, a, sizeof a),
+		secs(s.startup, b, sizeof b), secs(s.control, c, sizeof c));
+	fprintf(out, "  predicted  %s (probes %s, sampling %s): first interval guessed at %.0f "
+		     "pairs/s per thread, then each probe point's observed rate (%llu intervals)\n",
+		secs(s.predicted, a, sizeof a), secs(s.pred_probes, b, sizeof b),
+		secs(s.pred_sampling, c, sizeof c), s.guess_rate, (unsigned long long)s.pred_intervals);
+	if (s.intervals) {
+		double avg = s.ivl_avg_w / (double)s.intervals;
+		double sd = sqrt(s.ivl_var_w / (double)s.intervals);
+		fprintf(out, "  per interval of the run: avg %.1f%%, max %.1f%%, sd %.1f%% (%llu intervals)\n",
+			100 * avg, 100 * s.ivl_max, 100 * sd, (unsigned long long)s.intervals);
+	}
+	(void)d;
+
+	struct fcost *fc;
+	size_t nf = by_function(m, &s, &fc);
+	if (nf) {
+		double tot = 0;
+		for (size_t i = 0; i < nf; i++)
+			tot += fmax(fc[i].direct, fc[i].ideal);
+		fprintf(out, "\n  Probe cost by function (direct: sampled in probe code; ideal: calls x "
+			     "calibrated pair)\n");
+		fprintf(out, "  %11s %11s %7s %14s  %s\n", "direct", "ideal", "share", "calls", "function");
+		for (size_t i = 0; i < nf && i < TOP_FUNCTIONS; i++) {
+			const struct hp_fstat *r = fc[i].row;
+			fprintf(out, "  %11s %11s %6.1f%% %14lld  %s\n", secs(fc[i].direct, a, sizeof a),
+				secs(fc[i].ideal, b, sizeof b),
+				tot > 0 ? 100 * fmax(fc[i].direct, fc[i].ideal) / tot : 0,
+				(long long)r->calls, r->fn ? r->fn->name : "?");
+		}
+		if (nf > TOP_FUNCTIONS)
+			fprintf(out, "  (%zu more functions with probe cost)\n", nf - TOP_FUNCTIONS);
+	}
+	free(fc);
+
+	struct bsum bs;
+	budget_collect(m, &bs);
+	if (bs.present) {
+		fprintf(out, "\n  Overhead budget %.1f%%: ", 100 * bs.budget);
+		if (!bs.wired)
+			fprintf(out, "not applied (the probes of this build do not call the budget hooks)\n");
+		else if (!bs.nr)
+			fprintf(out, "nothing regulated (%llu intervals checked)\n",
+				(unsigned long long)bs.ticks);
+		else
+			fprintf(out, "%llu functions regulated in %llu of %llu intervals%s\n",
+				(unsigned long long)bs.nr, (unsigned long long)bs.ticks_regulating,
+				(unsigned long long)bs.ticks,
+				bs.ticks_infeasible ? " (the budget could not be met in some: see below)"
+						    : "");
+		if (bs.ticks_infeasible)
+			fprintf(out, "  in %llu intervals even with every regulated probe off the cost "
+				     "(sampling, skipped probes' calls) was above the budget\n",
+				(unsigned long long)bs.ticks_infeasible);
+		if (bs.nr) {
+			qsort(bs.r, bs.nr, sizeof(*bs.r), breg_cmp);
+			fprintf(out, "  Regulated calls are partial: 'calls' counts enabled intervals "
+				     "only; 'scaled' = calls x (calls + skipped) / calls is an estimate.\n");
+			fprintf(out, "  %9s %7s %14s %14s %14s %6s  %s\n", "off", "on%", "calls",
+				"skipped", "scaled", "offs", "function");
+			for (size_t i = 0; i < bs.nr; i++) {
+				const struct breg *r = &bs.r[i];
+				double span = r->on_s + r->off_s;
+				fprintf(out, "  %9s %6.1f%% %14.0f %14.0f %14.0f %6u  %s\n",
+					secs(r->off_s, a, sizeof a), span > 0 ? 100 * r->on_s / span : 100,
+					r->calls, r->skipped, r->calls + r->skipped, r->offs, r->name);
+			}
+			fprintf(out, "  skipped: %llu regulated activations, %llu probe pairs below them; "
+				     "a skipped pair costs %.1f ns\n",
+				(unsigned long long)bs.skipped_roots, (unsigned long long)bs.skipped_nested,
+				bs.skip_pair_ns);
+		}
+	}
+	bsum_free(&bs);
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+static void jnum(struct json *j, const char *k, double v)
+{
+	json__key(j, k);
+	json__num(j, v);
+}
+
+void view_cost_json(struct hp_model *m, struct json *j)
+{
+	struct cost_sum s;
+	cost_collect(m, &s);
+	json__key(j, "cost");
+	if (!s.nproc) {
+		json__null(j);
+		return;
+	}
+	json__obj_begin(j);
+	static const char *const keys[] = {"low",      "high",   "predicted", "direct",
+					   "ideal",    "cache",  "sampling",  "probes",
+					   "probes_high", "sampling_low", "sampling_high", "fixed"};
+	double vals[] = {s.low,   s.high,     s.predicted, s.direct,  s.ideal,   s.cache,
+			 s.sampling, s.probes_lo, s.probes_hi, s.samp_lo, s.samp_hi, s.fixed};
+	size_t nk = sizeof(vals) / sizeof(vals[0]);
+	for (size_t i = 0; i < nk; i++)
+		jnum(j, keys[i], vals[i]);
+	jnum(j, "direct_err", sqrt(s.direct_var));
+	jnum(j, "startup", s.startup);
+	jnum(j, "control", s.control);
+	jnum(j, "run_time", s.run);
+	jnum(j, "cpu_time", s.cpu);
+	jnum(j, "width", s.high - s.low);
+	json__key(j, "fractions");
+	json__obj_begin(j);
+	for (size_t i = 0; i < nk; i++)
+		jnum(j, keys[i], frac(&s, vals[i]));
+	json__obj_end(j);
+	json__key(j, "probe_events");
+	json__uint(j, s.events);
+	json__key(j, "skipped_events");
+	json__uint(j, s.skipped);
+	json__key(j, "meas_samples");
+	json__uint(j, s.meas);
+	json__key(j, "samples_taken");
+	json__uint(j, s.taken);
+	json__key(j, "processes");
+	json__int(j, s.nproc);
+	json__key(j, "predicted_parts");
+	json__obj_begin(j);
+	jnum(j, "probes", s.pred_probes);
+	jnum(j, "sampling", s.pred_sampling);
+	jnum(j, "guess_rate", s.guess_rate);
+	json__key(j, "intervals");
+	json__uint(j, s.pred_intervals);
+	json__obj_end(j);
+	json__key(j, "intervals");
+	json__obj_begin(j);
+	json__key(j, "n");
+	json__uint(j, s.intervals);
+	jnum(j, "avg", s.intervals ? s.ivl_avg_w / (double)s.intervals : 0);
+	jnum(j, "max", s.ivl_max);
+	jnum(j, "std", s.intervals ? sqrt(s.ivl_var_w / (double)s.intervals) : 0);
+	json__obj_end(j);
+
+	struct fcost *fc;
+	size_t nf = by_function(m, &s, &fc);
+	json__key(j, "by_function");
+	json__arr_begin(j);
+	for (size_t i = 0; i < nf; i++) {
+		const struct hp_fstat *r = fc[i].row;
+		json__obj_begin(j);
+		json__key(j, "function");
+		json__str(j, r->fn ? r->fn->name : NULL);
+		json__key(j, "module");
+		json__str(j, r->fn ? r->fn->module : NULL);
+		json__key(j, "calls");
+		json__int(j, r->calls);
+		jnum(j, "direct", fc[i].direct);
+		jnum(j, "ideal", fc[i].ideal);
+		json__obj_end(j);
+	}
+	json__arr_end(j);
+	free(fc);
+
+	struct bsum bs;
+	budget_collect(m, &bs);
+	json__key(j, "budget");
+	if (!bs.present) {
+		json__null(j);
+	} else {
+		json__obj_begin(j);
+		jnum(j, "budget", bs.budget);
+		json__key(j, "applied");
+		json__bool(j, bs.wired);
+		json__key(j, "intervals");
+		json__uint(j, bs.ticks);
+		json__key(j, "intervals_regulating");
+		json__uint(j, bs.ticks_regulating);
+		json__key(j, "intervals_infeasible");
+		json__uint(j, bs.ticks_infeasible);
+		json__key(j, "skipped_roots");
+		json__uint(j, bs.skipped_roots);
+		json__key(j, "skipped_nested");
+		json__uint(j, bs.skipped_nested);
+		jnum(j, "skip_pair_ns", bs.skip_pair_ns);
+		json__key(j, "regulated");
+		json__arr_begin(j);
+		qsort(bs.r, bs.nr, sizeof(*bs.r), breg_cmp);
+		for (size_t i = 0; i < bs.nr; i++) {
+			const struct breg *r = &bs.r[i];
+			json__obj_begin(j);
+			json__key(j, "function");
+			json__str(j, r->name);
+			jnum(j, "calls_counted", r->calls);
+			jnum(j, "skipped", r->skipped);
+			jnum(j, "calls_scaled", r->calls + r->skipped);
+			jnum(j, "enabled_s", r->on_s);
+			jnum(j, "regulated_s", r->off_s);
+			jnum(j, "enabled_fraction",
+			     r->on_s + r->off_s > 0 ? r->on_s / (r->on_s + r->off_s) : 1);
+			json__key(j, "times_off");
+			json__uint(j, r->offs);
+			json__obj_end(j);
+		}
+		json__arr_end(j);
+		json__obj_end(j);
+	}
+	bsum_free(&bs);
+	json__obj_end(j);
+}
