@@ -11,8 +11,9 @@
  * Cheap points stay always on; the costliest hot ones are regulated first
  * and hardest, yet every point keeps a duty above zero as long as anything
  * is left, so every point is still collected in some intervals (its counts
- * can then be scaled by its measured enabled fraction).  A token bucket
- * turns duties into on/off intervals.
+ * can then be scaled by its measured enabled fraction).  Points saving less
+ * than `keep` are never regulated.  A token bucket turns duties into on/off
+ * intervals.
  *
  * Signal-safe: yes (pure arithmetic).
  */
@@ -32,12 +33,18 @@ double hp_bpol__phase(uint64_t key)
 	return (double)(h >> 11) / 9007199254740992.0; /* [0, 1) */
 }
 
+/* Is point p outside the regulation (fixed, or too cheap to matter)? */
+static int kept(const struct hp_bpol *b, const struct hp_bpol_pt *p)
+{
+	return p->fixed || nonneg(p->cost_on - p->cost_off) <= b->keep;
+}
+
 /* sum_p min(s_p, tau) over the regulated points. */
-static double filled(const struct hp_bpol_pt *pts, size_t n, double tau)
+static double filled(const struct hp_bpol *b, const struct hp_bpol_pt *pts, size_t n, double tau)
 {
 	double sum = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (pts[i].fixed)
+		if (kept(b, &pts[i]))
 			continue;
 		double s = nonneg(pts[i].cost_on - pts[i].cost_off);
 		sum += s < tau ? s : tau;
@@ -53,7 +60,7 @@ int hp_bpol__decide(struct hp_bpol *b, struct hp_bpol_pt *pts, size_t n, double 
 	double left = target - nonneg(floor);
 	double smax = 0, ssum = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (pts[i].fixed) {
+		if (kept(b, &pts[i])) {
 			left -= nonneg(pts[i].cost_on);
 			continue;
 		}
@@ -74,7 +81,7 @@ int hp_bpol__decide(struct hp_bpol *b, struct hp_bpol_pt *pts, size_t n, double 
 		double lo = 0, hi = smax;
 		for (int it = 0; it < 64 && hi - lo > 1e-15 * smax; it++) {
 			double mid = 0.5 * (lo + hi);
-			if (filled(pts, n, mid) > left)
+			if (filled(b, pts, n, mid) > left)
 				hi = mid;
 			else
 				lo = mid;
@@ -89,7 +96,7 @@ int hp_bpol__decide(struct hp_bpol *b, struct hp_bpol_pt *pts, size_t n, double 
 		double s = nonneg(p->cost_on - p->cost_off);
 		int was_on = p->ticks == 0 || p->on;
 		p->ticks++;
-		if (p->fixed || s <= tau || s == 0) {
+		if (kept(b, p) || s <= tau || s == 0) {
 			p->duty = 1;
 			p->on = 1;
 		} else {

@@ -180,6 +180,8 @@ struct hp_bpol_pt {
 struct hp_bpol {
 	double budget;     /* tolerated cost / program work (0.05 = 5%) */
 	double margin;     /* aim at budget x margin (estimates are noisy) */
+	double keep;       /* a point saving at most this (s/s) is never regulated:
+			    * regulating it would buy nothing and lose its data */
 	double last_target;/* cost rate allowed to the points, last decision */
 	double last_level; /* water level tau of the last decision */
 	int infeasible;    /* last decision: even all off exceeds the budget */

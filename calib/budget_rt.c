@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -45,6 +46,7 @@ static struct {
 	uint32_t regulated;      /* points ever regulated */
 	double last_work, last_floor;
 	uint32_t slots_full;     /* points that could not get a slot */
+	int debug;               /* HYPROF_BUDGET_DEBUG: one log line per interval */
 } B;
 
 /* ---- per-thread counters ---------------------------------------------- */
@@ -209,6 +211,8 @@ int hp_budget_init(void)
 	if (!(pct > 0))
 		return 0;
 	B.budget = pct / 100.0;
+	const char *dbg = getenv("HYPROF_BUDGET_DEBUG");
+	B.debug = dbg && *dbg && *dbg != '0';
 	B.wired = __start_hyprof_budget_enter && __start_hyprof_budget_exit;
 	if (!B.wired) {
 		hp_log("budget: the probes of this build do not call the budget hooks: nothing can "
@@ -219,7 +223,7 @@ int hp_budget_init(void)
 	/* Aim a little under the budget: the estimates behind each decision
 	 * are one interval old and noisy. */
 	B.pol.budget = B.budget;
-	B.pol.margin = 0.85;
+	B.pol.margin = 0.9;
 	return 0;
 }
 
@@ -269,7 +273,28 @@ void hp_budget_tick(const struct hp_cost_interval *iv)
 	}
 	B.last_work = iv->work;
 	B.last_floor = iv->floor;
+	/* The budget holds for the whole run: what the next interval may spend
+	 * is what keeps cost / work at the budget once it is over, start-up and
+	 * earlier overshoot included (never more than twice the budget's rate,
+	 * so a cheap start does not buy a burst). */
+	double w_next = iv->work * iv->dt;
+	double b_eff = B.budget;
+	if (w_next > 0) {
+		b_eff = (B.budget * (iv->cum_work + w_next) - iv->cum_cost) / w_next;
+		/* (0 would mean "no budget" to the policy: keep it positive) */
+		b_eff = b_eff < 1e-9 ? 1e-9 : b_eff > 2 * B.budget ? 2 * B.budget : b_eff;
+	}
+	B.pol.budget = b_eff;
+	B.pol.keep = 0.0005 * B.budget / 0.05 * iv->work; /* 0.05% of the work at a 5% budget */
 	int off = hp_bpol__decide(&B.pol, hp_cpts.pol, n, iv->work, iv->floor);
+	if (B.debug)
+		hp_log("budget t=%lu ms: work %lu%% floor %lu/1e6 cum cost %lu us work %lu us -> "
+		       "budget %lu/1e4 level %lu/1e6 off %d%s",
+		       (unsigned long)(iv->now_s * 1e3), (unsigned long)(iv->work * 100),
+		       (unsigned long)(iv->floor * 1e6), (unsigned long)(iv->cum_cost * 1e6),
+		       (unsigned long)(iv->cum_work * 1e6), (unsigned long)(b_eff * 1e4),
+		       (unsigned long)(isfinite(B.pol.last_level) ? B.pol.last_level * 1e6 : 999999),
+		       off, B.pol.infeasible ? " (infeasible)" : "");
 	B.ticks++;
 	if (off)
 		B.ticks_off++;
@@ -403,6 +428,7 @@ static int budget_kv(struct hp_writer *w, uint64_t roots, uint64_t nested, uint3
 	KVF("last.floor", B.last_floor);
 	KVF("last.target", B.pol.last_target);
 	KVF("last.level", isfinite(B.pol.last_level) ? B.pol.last_level : -1.0);
+	KVF("last.budget", B.pol.budget);
 #undef KVF
 #undef KVU
 	return rc;
@@ -426,7 +452,7 @@ int hp_budget_write(struct hp_writer *w)
 			"budget", "margin", "wired", "skip_pair_ns", "skip_pair_measured", "ticks",
 			"ticks_regulating", "ticks_infeasible", "regulated", "records", "slots_full",
 			"skipped.roots", "skipped.nested", "skip_resets", "last.work", "last.floor",
-			"last.target", "last.level"};
+			"last.target", "last.level", "last.budget"};
 		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
 			kvlen += hp_kv_size(keys[k], 8);
 	}

@@ -48,6 +48,8 @@ struct hp_cost_interval {
 	double floor;       /* cost per second regulation cannot remove */
 	double pair_s;      /* calibrated cost of a probe pair in this mode */
 	double kappa;       /* observed / ideal probe cost (>= 1), from sampling */
+	double cum_cost;    /* measurement cost since start (start-up included) */
+	double cum_work;    /* the program's own CPU seconds since start */
 	uint32_t new_from;  /* points from this index on were first seen now */
 };
 

@@ -70,6 +70,7 @@ static struct {
 	uint32_t nint;
 	double rate_sum, rate_sq, rate_max;
 	double kappa;            /* direct / ideal of the probes so far (>= 1) */
+	double work_rate;        /* the program's own CPU s/s, smoothed */
 	uint32_t meas_ranges;    /* measurement ranges registered */
 } C;
 
@@ -435,7 +436,12 @@ static void tick(uint64_t now)
 	double d_ctl = ctl - C.ctl_prev_s;
 	double cost = (direct > ideal ? direct : ideal) + sampling + (d_ctl > 0 ? d_ctl : 0);
 	double d_cpu = cpu - C.cpu_prev_s;
-	double work = d_cpu - cost; /* the program's own CPU seconds */
+	/* The program's own CPU rate for the budget: from the calibrated cost
+	 * (scaled by kappa), which unlike the sampled one is not noisy over a
+	 * 50 ms interval; smoothed over a few intervals. */
+	double model = C.kappa * ideal + sampling + (d_ctl > 0 ? d_ctl : 0);
+	double wrate = d_cpu > model ? (d_cpu - model) / dt : 0;
+	C.work_rate = C.nint ? 0.7 * C.work_rate + 0.3 * wrate : wrate;
 	if (d_cpu > 0 && C.prev_taken + C.prev_events > 0) {
 		double r = cost / d_cpu;
 		if (r > 1)
@@ -455,6 +461,11 @@ static void tick(uint64_t now)
 		double k = tdirect / tideal;
 		C.kappa = k < 1 ? 1 : k > 4 ? 4 : k;
 	}
+	/* Whole-run cost so far, by the profile's own model (point estimate:
+	 * the larger of the sampled and the calibrated probe cost). */
+	double cum_cost = C.startup_s + (tdirect > tideal ? tdirect : tideal) +
+			  (double)tt.taken * ksample + (hz > 0 ? (double)tt.handler / hz : 0) +
+			  (ctl > 0 ? ctl : 0);
 
 	C.prev_events = tt.events;
 	C.prev_meas_period = tt.meas_period;
@@ -478,10 +489,12 @@ static void tick(uint64_t now)
 		struct hp_cost_interval iv = {
 			.dt = dt,
 			.now_s = (double)(now - C.start_ns) * 1e-9,
-			.work = work > 0 ? work / dt : 0,
+			.work = C.work_rate,
 			.floor = (double)tt.live * freq * per_sample + (d_ctl > 0 ? d_ctl / dt : 0),
 			.pair_s = pair,
 			.kappa = C.kappa,
+			.cum_cost = cum_cost,
+			.cum_work = cpu > cum_cost ? cpu - cum_cost : 0,
 			.new_from = new_from,
 		};
 		hp_budget_tick(&iv);
@@ -493,8 +506,16 @@ static void tick(uint64_t now)
 	double f = hp_pred__forecast(&C.pred, hp_cpts.pred, n, hp_cpts.enabled, next_dt, pair,
 				     (int)(tt.live ? tt.live : 1), hp_rt.source ? freq : 0, per_sample,
 				     &probes);
+	double samp = f - probes;
+	/* Regulated points still cost their skipped calls. */
+	double skip = hp_budget_skip_pair_s();
+	for (uint32_t i = 0; i < n && skip > 0; i++) {
+		double off = 1 - hp_cpts.enabled[i];
+		if (off > 0)
+			probes += off * hp_cpts.pred[i].rate * skip * next_dt;
+	}
 	C.next_probes = probes;
-	C.next_sampling = f - probes;
+	C.next_sampling = samp;
 	C.last_ns = now;
 }
 

@@ -184,7 +184,6 @@ static void note_new(struct hp_call *c, int rc, MPI_Comm newcomm)
 
 int hp_w_comm_new(struct hp_call *c, __typeof__(&PMPI_Comm_dup) pmpi, MPI_Comm comm, MPI_Comm *newcomm)
 {
-	hp_call_t1(c);
 	int rc = pmpi(comm, newcomm);
 	hp_call_t2(c);
 	note_new(c, rc, *newcomm);
@@ -194,7 +193,6 @@ int hp_w_comm_new(struct hp_call *c, __typeof__(&PMPI_Comm_dup) pmpi, MPI_Comm c
 int hp_w_comm_split(struct hp_call *c, __typeof__(&PMPI_Comm_split) pmpi, MPI_Comm comm, int color,
 		    int key, MPI_Comm *newcomm)
 {
-	hp_call_t1(c);
 	int rc = pmpi(comm, color, key, newcomm);
 	hp_call_t2(c);
 	note_new(c, rc, *newcomm);
@@ -204,7 +202,6 @@ int hp_w_comm_split(struct hp_call *c, __typeof__(&PMPI_Comm_split) pmpi, MPI_Co
 int hp_w_comm_split_type(struct hp_call *c, __typeof__(&PMPI_Comm_split_type) pmpi, MPI_Comm comm,
 			 int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
-	hp_call_t1(c);
 	int rc = pmpi(comm, split_type, key, info, newcomm);
 	hp_call_t2(c);
 	note_new(c, rc, *newcomm);
@@ -214,7 +211,6 @@ int hp_w_comm_split_type(struct hp_call *c, __typeof__(&PMPI_Comm_split_type) pm
 int hp_w_comm_create(struct hp_call *c, __typeof__(&PMPI_Comm_create) pmpi, MPI_Comm comm,
 		     MPI_Group group, MPI_Comm *newcomm)
 {
-	hp_call_t1(c);
 	int rc = pmpi(comm, group, newcomm);
 	hp_call_t2(c);
 	note_new(c, rc, *newcomm);
@@ -224,7 +220,6 @@ int hp_w_comm_create(struct hp_call *c, __typeof__(&PMPI_Comm_create) pmpi, MPI_
 int hp_w_comm_create_group(struct hp_call *c, __typeof__(&PMPI_Comm_create_group) pmpi, MPI_Comm comm,
 			   MPI_Group group, int tag, MPI_Comm *newcomm)
 {
-	hp_call_t1(c);
 	int rc = pmpi(comm, group, tag, newcomm);
 	hp_call_t2(c);
 	note_new(c, rc, *newcomm);
@@ -235,7 +230,6 @@ int hp_w_intercomm_create(struct hp_call *c, __typeof__(&PMPI_Intercomm_create) 
 			  MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
 			  int tag, MPI_Comm *newintercomm)
 {
-	hp_call_t1(c);
 	int rc = pmpi(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
 	hp_call_t2(c);
 	note_new(c, rc, *newintercomm);
@@ -245,7 +239,6 @@ int hp_w_intercomm_create(struct hp_call *c, __typeof__(&PMPI_Intercomm_create) 
 int hp_w_intercomm_merge(struct hp_call *c, __typeof__(&PMPI_Intercomm_merge) pmpi, MPI_Comm intercomm,
 			 int high, MPI_Comm *newintracomm)
 {
-	hp_call_t1(c);
 	int rc = pmpi(intercomm, high, newintracomm);
 	hp_call_t2(c);
 	note_new(c, rc, *newintracomm);
@@ -255,7 +248,6 @@ int hp_w_intercomm_merge(struct hp_call *c, __typeof__(&PMPI_Intercomm_merge) pm
 int hp_w_cart_create(struct hp_call *c, __typeof__(&PMPI_Cart_create) pmpi, MPI_Comm comm_old,
 		     int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart)
 {
-	hp_call_t1(c);
 	int rc = pmpi(comm_old, ndims, dims, periods, reorder, comm_cart);
 	hp_call_t2(c);
 	note_new(c, rc, *comm_cart);
@@ -265,7 +257,6 @@ int hp_w_cart_create(struct hp_call *c, __typeof__(&PMPI_Cart_create) pmpi, MPI_
 int hp_w_cart_sub(struct hp_call *c, __typeof__(&PMPI_Cart_sub) pmpi, MPI_Comm comm,
 		  const int remain_dims[], MPI_Comm *newcomm)
 {
-	hp_call_t1(c);
 	int rc = pmpi(comm, remain_dims, newcomm);
 	hp_call_t2(c);
 	note_new(c, rc, *newcomm);
@@ -275,7 +266,6 @@ int hp_w_cart_sub(struct hp_call *c, __typeof__(&PMPI_Cart_sub) pmpi, MPI_Comm c
 int hp_w_comm_free(struct hp_call *c, __typeof__(&PMPI_Comm_free) pmpi, MPI_Comm *comm)
 {
 	MPI_Comm old = *comm;
-	hp_call_t1(c);
 	int rc = pmpi(comm);
 	hp_call_t2(c);
 	if (rc == MPI_SUCCESS)
@@ -285,7 +275,6 @@ int hp_w_comm_free(struct hp_call *c, __typeof__(&PMPI_Comm_free) pmpi, MPI_Comm
 
 int hp_w_type_free(struct hp_call *c, __typeof__(&PMPI_Type_free) pmpi, MPI_Datatype *datatype)
 {
-	hp_call_t1(c);
 	int rc = pmpi(datatype);
 	hp_call_t2(c);
 	/* the handle value may come back for another type: empty the caches */

@@ -21,8 +21,8 @@
 
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint must be a C int");
 
-#define HP_FORTRAN_ALIAS(fn, alias) \
-	extern __typeof__(fn) alias __attribute__((alias(#fn), visibility("default")))
+#define HP_FORTRAN_ALIAS(fn, name) \
+	extern __typeof__(fn) name __attribute__((alias(#fn), visibility("default")))
 
 /* The Fortran sentinels, under every name mangling a compiler may use. */
 #define HP_FSENTINEL(n)                                         \

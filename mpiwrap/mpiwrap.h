@@ -97,7 +97,7 @@ struct hp_mt {
 	uint32_t index;              /* creation order, 0 = first thread in MPI */
 	int tid;
 
-	struct hp_site *sites;       /* HP_SITES, [0] = "[other]" when full */
+	struct hp_site *sites;       /* HP_SITES + 1, [HP_SITES] = "[other]" when full */
 	struct hp_speer *speers;     /* HP_SPEERS */
 	struct hp_collstat *colls;   /* HP_COLLS */
 	uint64_t *mat;               /* world size x HP_MAT_COLS */
@@ -142,6 +142,12 @@ struct hp_mpi {
 	struct hp_mt *threads;       /* every thread that called MPI */
 	uint32_t nthreads;
 	struct hp_mpi_calib cal;     /* piggyback schemes measured at MPI_Init */
+	/* the piggyback's CPU work per message, calibrated (cycles): charged
+	 * to o_p and x_p instead of reading the TSC around each piece */
+	uint64_t pbc_send, pbc_recv;     /* packed copy, without the copy itself */
+	double pbc_byte;                 /* the copy, per byte */
+	uint64_t pbc_struct_send, pbc_struct_recv, pbc_struct_new;
+	uint64_t pbc_req;                /* remembering a request and finding it again */
 	void *user_bsend;            /* the buffer the user attached, and its size */
 	int user_bsend_size;
 	void *own_bsend;             /* the larger buffer attached instead */
@@ -196,8 +202,15 @@ static inline int hp_call_enter(struct hp_call *c, uint32_t fn, void *ra)
 	return 1;
 }
 
-/* Time the PMPI call proper. */
+/* Time the PMPI call proper: t1 (default t0, the entry) matters only where
+ * a piggyback is prepared before the call or the rule is applied after it,
+ * so calls without one read the TSC twice in all (entry, t2). */
 static inline void hp_call_t1(struct hp_call *c) { c->t1 = hp_rdtsc(); }
+static inline void hp_call_t1_pb(struct hp_call *c)
+{
+	if (hp_mpi.pb_on)
+		c->t1 = hp_rdtsc();
+}
 static inline void hp_call_t2(struct hp_call *c) { c->t2 = hp_rdtsc(); }
 
 /* Leave: record the call in its site (and peer), charge the wrapper's own
@@ -210,6 +223,17 @@ static inline void hp_charge(struct hp_mt *mt, uint64_t cyc)
 	*mt->o += cyc;
 	*mt->x += cyc;
 	mt->tot.pb_cyc += cyc;
+}
+
+/* Piggyback work of this call, charged at hp_call_leave(). */
+static inline void hp_charge_pb(struct hp_call *c, uint64_t cyc)
+{
+	c->extra += cyc;
+	c->mt->tot.pb_cyc += cyc;
+}
+static inline uint64_t hp_pbc_packed(uint64_t fixed, uint64_t bytes)
+{
+	return fixed + (uint64_t)(hp_mpi.pbc_byte * (double)bytes);
 }
 
 /* ---- stats.c ---------------------------------------------------------- */
@@ -228,9 +252,10 @@ uint64_t hp_site_key(uint32_t fn, uintptr_t ra, uint32_t ctx);
 const struct hp_typeinfo *hp_typeinfo(struct hp_mt *mt, MPI_Datatype t);
 /* A committed struct {pb slot (pb_size bytes), count x type at buf} with
  * absolute addresses (use with MPI_BOTTOM).  Cached when `cache`; returns
- * MPI_DATATYPE_NULL on failure.  *owned = 1 when the caller must free it. */
+ * MPI_DATATYPE_NULL on failure.  *owned = 1 when the caller must free it;
+ * *built = 1 when it was made now (not found in the cache). */
 MPI_Datatype hp_pb_struct(struct hp_mt *mt, const void *slot, const void *buf, int count,
-			  MPI_Datatype type, int cache, int *owned);
+			  MPI_Datatype type, int cache, int *owned, int *built);
 /* The per-thread staging buffer `which` (0 send, 1 receive) of at least n
  * bytes; NULL when out of memory. */
 char *hp_stage(struct hp_mt *mt, int which, size_t n);
@@ -287,11 +312,20 @@ void hp_complete_begin(struct hp_call *c, struct hp_compl *k);
 void hp_complete_one(struct hp_call *c, struct hp_compl *k, struct hp_req *e, MPI_Status *st);
 void hp_complete_end(struct hp_call *c, struct hp_compl *k);
 
-/* ---- init.c / merge.c / section.c -------------------------------------- */
+/* ---- init.c / calibrate.c / merge.c / section.c ------------------------ */
 int hp_sections_register(void);
 int hp_merge_at_finalize(void);
+/* Measure the wrappers' bookkeeping and the piggyback's cost (MPI_Init). */
 void hp_mpi_calibrate(void);
+/* Totals over every thread. */
 void hp_mpi_summary(struct hp_mpi_totals *sum);
+/* The per-rank values of the report, in seconds (frozen at MPI_Finalize). */
+struct hp_mpi_rankvals {
+	double wall_raw, wall_local, wall_parallel, wait_raw, wait_comp;
+	double overhead, delay, mpi_time, pb_cost, wrap_cost;
+	struct hp_mpi_totals t;
+};
+void hp_mpi_rank_values(struct hp_mpi_rankvals *v);
 
 /* Units. */
 static inline int64_t hp_cyc_to_ns(int64_t c) { return (int64_t)((double)c * hp_mpi.ns_per_cyc); }

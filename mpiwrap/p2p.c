@@ -95,37 +95,34 @@ static int send_prepare(struct hp_call *c, const void *buf, int count, MPI_Datat
 {
 	struct hp_mt *mt = c->mt;
 	uint64_t bytes = (uint64_t)count * (uint64_t)ti->size;
-	uint64_t tp = hp_rdtsc();
 	if (use_packed(ti, bytes)) {
 		char *st = hp_stage(mt, 0, hp_mpi.pb_size + bytes);
 		if (!st)
 			return MPI_ERR_NO_MEM;
 		if (bytes)
 			memcpy(st + hp_mpi.pb_size, buf, bytes);
-		uint64_t now = hp_rdtsc();
-		hp_pb_fill(mt, &mt->pb_s, now, now - c->t0);
+		uint64_t cost = hp_pbc_packed(hp_mpi.pbc_send, bytes);
+		hp_pb_fill(mt, &mt->pb_s, c->t0, cost);
 		memcpy(st, &mt->pb_s, hp_mpi.pb_size);
 		*b = st;
 		*n = (int)(hp_mpi.pb_size + bytes);
 		*t = MPI_PACKED;
 		mt->tot.packed++;
+		hp_charge_pb(c, cost);
 	} else {
-		int owned;
-		MPI_Datatype s = hp_pb_struct(mt, &mt->pb_s, buf, count, dt, 1, &owned);
+		int owned, built;
+		MPI_Datatype s = hp_pb_struct(mt, &mt->pb_s, buf, count, dt, 1, &owned, &built);
 		if (s == MPI_DATATYPE_NULL)
 			return MPI_ERR_TYPE;
-		uint64_t now = hp_rdtsc();
-		hp_pb_fill(mt, &mt->pb_s, now, now - c->t0);
+		uint64_t cost = hp_mpi.pbc_struct_send + (built ? hp_mpi.pbc_struct_new : 0);
+		hp_pb_fill(mt, &mt->pb_s, c->t0, cost);
 		*b = MPI_BOTTOM;
 		*n = 1;
 		*t = s;
 		mt->tot.structs++;
+		hp_charge_pb(c, cost);
 	}
 	mt->tot.pb_msgs++;
-	hp_call_t1(c);
-	uint64_t pb = c->t1 - tp;
-	c->extra += pb;
-	mt->tot.pb_cyc += pb;
 	return MPI_SUCCESS;
 }
 
@@ -147,7 +144,6 @@ int hp_w_send(struct hp_call *c, __typeof__(&PMPI_Send) pmpi, const void *buf, i
 	uint64_t bytes = count > 0 ? (uint64_t)count * (uint64_t)ti->size : 0;
 	int rc;
 	if (!hp_mpi.pb_on || dest == MPI_PROC_NULL || count < 0) {
-		hp_call_t1(c);
 		rc = pmpi(buf, count, datatype, dest, tag, comm);
 	} else {
 		const void *b;
@@ -173,6 +169,7 @@ struct recv_plan {
 	void *ubuf;
 	uint64_t cap;        /* user capacity in bytes */
 	struct hp_pb *slot;
+	uint64_t cost;       /* calibrated piggyback work (cycles) */
 };
 
 static int recv_prepare(struct hp_call *c, void *buf, int count, MPI_Datatype dt, struct hp_pb *slot,
@@ -180,7 +177,6 @@ static int recv_prepare(struct hp_call *c, void *buf, int count, MPI_Datatype dt
 {
 	struct hp_mt *mt = c->mt;
 	const struct hp_typeinfo *ti = hp_typeinfo(mt, dt);
-	uint64_t tp = hp_rdtsc();
 	p->cap = count > 0 ? (uint64_t)count * (uint64_t)ti->size : 0;
 	p->ubuf = buf;
 	p->slot = slot;
@@ -192,18 +188,17 @@ static int recv_prepare(struct hp_call *c, void *buf, int count, MPI_Datatype dt
 		p->b = p->stage;
 		p->n = (int)(hp_mpi.pb_size + p->cap);
 		p->t = MPI_PACKED;
+		p->cost = hp_mpi.pbc_recv; /* + the copy, once its size is known */
 	} else {
-		int owned;
+		int owned, built;
 		p->packed = 0;
-		p->t = hp_pb_struct(mt, slot, buf, count, dt, 1, &owned);
+		p->t = hp_pb_struct(mt, slot, buf, count, dt, 1, &owned, &built);
 		if (p->t == MPI_DATATYPE_NULL)
 			return MPI_ERR_TYPE;
 		p->b = MPI_BOTTOM;
 		p->n = 1;
+		p->cost = hp_mpi.pbc_struct_recv + (built ? hp_mpi.pbc_struct_new : 0);
 	}
-	uint64_t pb = hp_rdtsc() - tp;
-	c->extra += pb;
-	mt->tot.pb_cyc += pb;
 	return MPI_SUCCESS;
 }
 
@@ -212,9 +207,9 @@ static int recv_prepare(struct hp_call *c, void *buf, int count, MPI_Datatype dt
 static uint64_t recv_finish(struct hp_call *c, struct recv_plan *p, MPI_Status *st, int *ok)
 {
 	struct hp_mt *mt = c->mt;
-	uint64_t tp = hp_rdtsc();
 	int n = 0;
 	*ok = 0;
+	hp_charge_pb(c, p->cost);
 	PMPI_Get_count(st, MPI_BYTE, &n);
 	if (n == MPI_UNDEFINED || n < (int)hp_mpi.pb_size) {
 		/* not one of ours: a sender without hyprof, or an empty message */
@@ -231,9 +226,8 @@ static uint64_t recv_finish(struct hp_call *c, struct recv_plan *p, MPI_Status *
 	}
 	PMPI_Status_set_elements(st, MPI_BYTE, (int)user);
 	*ok = 1;
-	uint64_t pb = hp_rdtsc() - tp;
-	c->extra += pb;
-	mt->tot.pb_cyc += pb;
+	if (p->packed)
+		hp_charge_pb(c, (uint64_t)(hp_mpi.pbc_byte * (double)user));
 	return user;
 }
 
@@ -261,7 +255,6 @@ int hp_w_recv(struct hp_call *c, __typeof__(&PMPI_Recv) pmpi, void *buf, int cou
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
 	int rc;
 	if (!hp_mpi.pb_on || source == MPI_PROC_NULL || count < 0) {
-		hp_call_t1(c);
 		rc = pmpi(buf, count, datatype, source, tag, comm, st);
 		hp_call_t2(c);
 		c->wait_raw = c->wait_comp = (int64_t)(c->t2 - c->t1);
@@ -276,7 +269,6 @@ int hp_w_recv(struct hp_call *c, __typeof__(&PMPI_Recv) pmpi, void *buf, int cou
 	rc = recv_prepare(c, buf, count, datatype, &c->mt->pb_r, 1, &p);
 	if (rc != MPI_SUCCESS)
 		return rc;
-	hp_call_t1(c);
 	rc = pmpi(p.b, p.n, p.t, source, tag, comm, st);
 	hp_call_t2(c);
 	uint64_t user = 0;
@@ -299,7 +291,6 @@ int hp_w_probe(struct hp_call *c, __typeof__(&PMPI_Probe) pmpi, int source, int 
 {
 	MPI_Status lst;
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
-	hp_call_t1(c);
 	int rc = pmpi(source, tag, comm, st);
 	hp_call_t2(c);
 	/* waiting in a probe is measured, but the piggyback is only read by the
@@ -315,7 +306,6 @@ int hp_w_iprobe(struct hp_call *c, __typeof__(&PMPI_Iprobe) pmpi, int source, in
 {
 	MPI_Status lst;
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
-	hp_call_t1(c);
 	int rc = pmpi(source, tag, comm, flag, st);
 	hp_call_t2(c);
 	if (rc == MPI_SUCCESS && *flag && hp_mpi.pb_on && st->MPI_SOURCE != MPI_PROC_NULL)
@@ -328,7 +318,6 @@ int hp_w_mprobe(struct hp_call *c, __typeof__(&PMPI_Mprobe) pmpi, int source, in
 {
 	MPI_Status lst;
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
-	hp_call_t1(c);
 	int rc = pmpi(source, tag, comm, message, st);
 	hp_call_t2(c);
 	c->wait_raw = c->wait_comp = (int64_t)(c->t2 - c->t1);
@@ -342,7 +331,6 @@ int hp_w_improbe(struct hp_call *c, __typeof__(&PMPI_Improbe) pmpi, int source, 
 {
 	MPI_Status lst;
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
-	hp_call_t1(c);
 	int rc = pmpi(source, tag, comm, flag, message, st);
 	hp_call_t2(c);
 	if (rc == MPI_SUCCESS && *flag && hp_mpi.pb_on && *message != MPI_MESSAGE_NO_PROC)
@@ -358,7 +346,6 @@ int hp_w_mrecv(struct hp_call *c, __typeof__(&PMPI_Mrecv) pmpi, void *buf, int c
 	int rc;
 	if (!hp_mpi.pb_on || *message == MPI_MESSAGE_NO_PROC || *message == MPI_MESSAGE_NULL ||
 	    count < 0) {
-		hp_call_t1(c);
 		rc = pmpi(buf, count, datatype, message, st);
 		hp_call_t2(c);
 		int k = 0;
@@ -372,7 +359,6 @@ int hp_w_mrecv(struct hp_call *c, __typeof__(&PMPI_Mrecv) pmpi, void *buf, int c
 	rc = recv_prepare(c, buf, count, datatype, &c->mt->pb_r, 1, &p);
 	if (rc != MPI_SUCCESS)
 		return rc;
-	hp_call_t1(c);
 	rc = pmpi(p.b, p.n, p.t, message, st);
 	hp_call_t2(c);
 	uint64_t user = 0;
@@ -419,13 +405,12 @@ static int sendrecv_core(struct hp_call *c, __typeof__(&PMPI_Sendrecv) pmpi, con
 	int pb_send = !ready && hp_mpi.pb_on && dest != MPI_PROC_NULL && sn >= 0;
 	int pb_recv = hp_mpi.pb_on && source != MPI_PROC_NULL && recvcount >= 0;
 	int rc = MPI_SUCCESS;
-	if (pb_recv)
-		rc = recv_prepare(c, recvbuf, recvcount, recvtype, &mt->pb_r, 1, &p);
-	if (rc == MPI_SUCCESS && pb_send)
+	if (pb_send)
 		rc = send_prepare(c, sb, sn, stt, hp_typeinfo(mt, stt), &sb, &sn, &stt);
+	if (rc == MPI_SUCCESS && pb_recv)
+		rc = recv_prepare(c, recvbuf, recvcount, recvtype, &mt->pb_r, 1, &p);
 	if (rc != MPI_SUCCESS)
 		return rc;
-	hp_call_t1(c);
 	rc = pmpi(sb, sn, stt, dest, sendtag, p.b, p.n, p.t, source, recvtag, comm, st);
 	hp_call_t2(c);
 	uint64_t user = 0;
@@ -472,7 +457,6 @@ int hp_w_sendrecv_replace(struct hp_call *c, __typeof__(&PMPI_Sendrecv_replace) 
 	if (!hp_mpi.pb_on || count < 0) {
 		MPI_Status lst;
 		MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
-		hp_call_t1(c);
 		int rc = pmpi(buf, count, datatype, dest, sendtag, source, recvtag, comm, st);
 		hp_call_t2(c);
 		c->wait_raw = c->wait_comp = (int64_t)(c->t2 - c->t1);
@@ -539,7 +523,6 @@ int hp_w_isend(struct hp_call *c, __typeof__(&PMPI_Isend) pmpi, const void *buf,
 	uint64_t bytes = count > 0 ? (uint64_t)count * (uint64_t)ti->size : 0;
 	int rc;
 	if (!hp_mpi.pb_on || dest == MPI_PROC_NULL || count < 0) {
-		hp_call_t1(c);
 		rc = pmpi(buf, count, datatype, dest, tag, comm, request);
 		hp_call_t2(c);
 		send_stats(c, comm, dest, bytes);
@@ -565,8 +548,7 @@ int hp_w_isend(struct hp_call *c, __typeof__(&PMPI_Isend) pmpi, const void *buf,
 		}
 		if (bytes)
 			memcpy(st + hp_mpi.pb_size, buf, bytes);
-		uint64_t now = hp_rdtsc();
-		hp_pb_fill(mt, &r->pb, now, now - c->t0);
+		hp_pb_fill(mt, &r->pb, tp, tp - c->t0);
 		memcpy(st, &r->pb, hp_mpi.pb_size);
 		r->scheme = HP_SCH_PACKED;
 		r->stage = st;
@@ -582,8 +564,7 @@ int hp_w_isend(struct hp_call *c, __typeof__(&PMPI_Isend) pmpi, const void *buf,
 			return MPI_ERR_TYPE;
 		}
 		r->st_owned = owned;
-		uint64_t now = hp_rdtsc();
-		hp_pb_fill(mt, &r->pb, now, now - c->t0);
+		hp_pb_fill(mt, &r->pb, tp, tp - c->t0);
 		r->scheme = HP_SCH_STRUCT;
 		b = MPI_BOTTOM;
 		n = 1;
@@ -594,7 +575,7 @@ int hp_w_isend(struct hp_call *c, __typeof__(&PMPI_Isend) pmpi, const void *buf,
 	hp_call_t1(c);
 	rc = pmpi(b, n, t, dest, tag, comm, request);
 	hp_call_t2(c);
-	uint64_t tq = hp_rdtsc();
+	uint64_t tq = c->t2;
 	if (rc == MPI_SUCCESS && *request != MPI_REQUEST_NULL) {
 		struct hp_site *s = hp_site_get(c);
 		r->site_key = s->key;
@@ -668,7 +649,6 @@ int hp_w_irecv(struct hp_call *c, __typeof__(&PMPI_Irecv) pmpi, void *buf, int c
 	       MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
 	if (!hp_mpi.pb_on || source == MPI_PROC_NULL || count < 0) {
-		hp_call_t1(c);
 		int rc = pmpi(buf, count, datatype, source, tag, comm, request);
 		hp_call_t2(c);
 		/* tracked anyway (no piggyback) so completion knows the site */
@@ -708,7 +688,7 @@ int hp_w_irecv(struct hp_call *c, __typeof__(&PMPI_Irecv) pmpi, void *buf, int c
 	hp_call_t1(c);
 	rc = pmpi(b, n, t, source, tag, comm, request);
 	hp_call_t2(c);
-	uint64_t tq = hp_rdtsc();
+	uint64_t tq = c->t2;
 	track(c, r, rc, *request);
 	uint64_t pb = (c->t1 - tp) + (hp_rdtsc() - tq);
 	c->extra += pb;
@@ -721,7 +701,6 @@ int hp_w_imrecv(struct hp_call *c, __typeof__(&PMPI_Imrecv) pmpi, void *buf, int
 {
 	if (!hp_mpi.pb_on || *message == MPI_MESSAGE_NO_PROC || *message == MPI_MESSAGE_NULL ||
 	    count < 0) {
-		hp_call_t1(c);
 		int rc = pmpi(buf, count, datatype, message, request);
 		hp_call_t2(c);
 		return rc;
@@ -766,7 +745,6 @@ int hp_w_psend(struct hp_call *c, __typeof__(&PMPI_Send_init) pmpi, const void *
 	int rc;
 	if (!hp_mpi.pb_on || dest == MPI_PROC_NULL || count < 0) {
 		r->scheme = HP_SCH_NONE;
-		hp_call_t1(c);
 		rc = pmpi(buf, count, datatype, dest, tag, comm, request);
 	} else {
 		/* persistent: the struct datatype, its piggyback slot filled at
@@ -779,7 +757,6 @@ int hp_w_psend(struct hp_call *c, __typeof__(&PMPI_Send_init) pmpi, const void *
 		}
 		r->st_owned = 1;
 		r->scheme = HP_SCH_STRUCT;
-		hp_call_t1(c);
 		rc = pmpi(MPI_BOTTOM, 1, r->st, dest, tag, comm, request);
 	}
 	hp_call_t2(c);
@@ -802,7 +779,6 @@ int hp_w_precv(struct hp_call *c, __typeof__(&PMPI_Recv_init) pmpi, void *buf, i
 	int rc;
 	if (!hp_mpi.pb_on || source == MPI_PROC_NULL || count < 0) {
 		r->scheme = HP_SCH_NONE;
-		hp_call_t1(c);
 		rc = pmpi(buf, count, datatype, source, tag, comm, request);
 	} else {
 		int owned;
@@ -813,7 +789,6 @@ int hp_w_precv(struct hp_call *c, __typeof__(&PMPI_Recv_init) pmpi, void *buf, i
 		}
 		r->st_owned = 1;
 		r->scheme = HP_SCH_STRUCT;
-		hp_call_t1(c);
 		rc = pmpi(MPI_BOTTOM, 1, r->st, source, tag, comm, request);
 	}
 	hp_call_t2(c);
@@ -847,7 +822,7 @@ int hp_w_start(struct hp_call *c, __typeof__(&PMPI_Start) pmpi, MPI_Request *req
 	int known = *request != MPI_REQUEST_NULL && hp_req_claim((uintptr_t)*request, &cl);
 	if (known)
 		start_one(c, cl.r);
-	hp_call_t1(c);
+	hp_call_t1_pb(c);
 	int rc = pmpi(request);
 	hp_call_t2(c);
 	if (known)
@@ -870,7 +845,7 @@ int hp_w_startall(struct hp_call *c, __typeof__(&PMPI_Startall) pmpi, int count,
 				start_one(c, cl[i].r);
 		}
 	}
-	hp_call_t1(c);
+	hp_call_t1_pb(c);
 	int rc = pmpi(count, array_of_requests);
 	hp_call_t2(c);
 	for (int i = 0; i < count; i++)
@@ -886,7 +861,6 @@ int hp_w_startall(struct hp_call *c, __typeof__(&PMPI_Startall) pmpi, int count,
  * user's: room for as many extra piggybacks as messages could fit. */
 int hp_w_buffer_attach(struct hp_call *c, __typeof__(&PMPI_Buffer_attach) pmpi, void *buffer, int size)
 {
-	hp_call_t1(c);
 	int rc;
 	if (!hp_mpi.pb_on || size <= 0) {
 		rc = pmpi(buffer, size);
@@ -914,7 +888,6 @@ int hp_w_buffer_attach(struct hp_call *c, __typeof__(&PMPI_Buffer_attach) pmpi, 
 int hp_w_buffer_detach(struct hp_call *c, __typeof__(&PMPI_Buffer_detach) pmpi, void *buffer_addr,
 		       int *size)
 {
-	hp_call_t1(c);
 	int rc = pmpi(buffer_addr, size);
 	hp_call_t2(c);
 	if (rc == MPI_SUCCESS && hp_mpi.own_bsend && *(void **)buffer_addr == hp_mpi.own_bsend) {

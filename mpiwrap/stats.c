@@ -70,7 +70,7 @@ struct hp_site *hp_site_get(struct hp_call *c)
 	uint64_t key = hp_site_key(c->fn, (uintptr_t)c->ra, ctx);
 	uint32_t h = (uint32_t)(key >> 20);
 	for (uint32_t i = 0; i < 32; i++) {
-		struct hp_site *s = &mt->sites[1 + (h + i) % (HP_SITES - 1)];
+		struct hp_site *s = &mt->sites[(h + i) & (HP_SITES - 1)];
 		if (HP_LIKELY(s->key == key)) {
 			c->site = s;
 			return s;
@@ -87,7 +87,7 @@ struct hp_site *hp_site_get(struct hp_call *c)
 		}
 	}
 	mt->sites_full++;
-	struct hp_site *o = &mt->sites[0];
+	struct hp_site *o = &mt->sites[HP_SITES];
 	if (!o->key) {
 		o->key = 1;
 		o->fn = c->fn;
@@ -216,7 +216,7 @@ void hp_site_add_bytes(struct hp_mt *mt, const struct hp_site *origin, uint64_t 
 		return;
 	uint32_t h = (uint32_t)(key >> 20);
 	for (uint32_t i = 0; i < 32; i++) {
-		struct hp_site *s = &mt->sites[1 + (h + i) % (HP_SITES - 1)];
+		struct hp_site *s = &mt->sites[(h + i) & (HP_SITES - 1)];
 		if (s->key == key) {
 			s->bytes += bytes;
 			return;

@@ -73,9 +73,10 @@ static MPI_Datatype build(const void *slot, const void *buf, int count, MPI_Data
 }
 
 MPI_Datatype hp_pb_struct(struct hp_mt *mt, const void *slot, const void *buf, int count,
-			  MPI_Datatype type, int cache, int *owned)
+			  MPI_Datatype type, int cache, int *owned, int *built)
 {
 	*owned = 0;
+	*built = 1;
 	if (!cache) {
 		*owned = 1;
 		return build(slot, buf, count, type);
@@ -84,8 +85,10 @@ MPI_Datatype hp_pb_struct(struct hp_mt *mt, const void *slot, const void *buf, i
 	uint32_t h = ptr_hash((uintptr_t)buf ^ ((uintptr_t)slot << 7) ^ (uintptr_t)type ^ (uintptr_t)count);
 	struct hp_structtype *e = &mt->sts[h % HP_STRUCTCACHE];
 	if (e->st != MPI_DATATYPE_NULL && e->buf == buf && e->slot == slot && e->count == count &&
-	    e->type == type && e->epoch == epoch && e->pb_size == hp_mpi.pb_size)
+	    e->type == type && e->epoch == epoch && e->pb_size == hp_mpi.pb_size) {
+		*built = 0;
 		return e->st;
+	}
 	/* evict: freeing a type that a pending request still uses is allowed,
 	 * the communication completes normally (MPI 3.1 section 4.1.9) */
 	if (e->st != MPI_DATATYPE_NULL)

@@ -186,6 +186,18 @@ int hp_write_now(int partial, const char *why)
 	return hp_write_profile(partial, why);
 }
 
+int hp_has_data(void)
+{
+	for (struct hp_thread *t = __atomic_load_n(&hp_rt.threads, __ATOMIC_ACQUIRE); t; t = t->next) {
+		if (t->samples || t->meas_samples || t->probe_events)
+			return 1;
+		for (int i = 0; i < HP_DROP_NREASONS; i++)
+			if (t->dropped[i])
+				return 1;
+	}
+	return 0;
+}
+
 void hp_print_summary(const char *how, int full)
 {
 	if (hp_rt.cfg.quiet)

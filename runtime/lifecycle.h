@@ -23,6 +23,10 @@
  * Nothing in it is ever freed: a thread's data outlives the thread and is
  * written at process exit. */
 #define HP_ALTSTACK_SIZE (64 * 1024)
+#define HP_TRACE_MAX 8192 /* frames walked per sample at most */
+/* Sample-tree key of the node that stands for frames beyond HP_TRACE_MAX
+ * (outermost part of the stack unknown); flagged CCT_F_TRUNCATED. */
+#define HP_KEY_TRUNCATED 1
 
 struct hp_thread_mem {
 	struct hp_thread t;
@@ -36,10 +40,14 @@ struct hp_thread_mem {
 	 * a frame chain) jumps back here and the sample is dropped. */
 	sigjmp_buf unwind_jmp;
 	volatile sig_atomic_t unwinding;
+	volatile sig_atomic_t walk_n; /* frames of trace[] known good, for recovery */
 	uint64_t unwind_faults;
 	uint64_t stray_signals;       /* sampling signals that were not this thread's */
-	uint64_t keys[HP_UNWIND_MAX]; /* unwinder scratch: leaf first */
-	uint64_t path[HP_UNWIND_MAX]; /* the same path root first */
+	uint64_t path[HP_UNWIND_MAX]; /* the path of a sample, root first */
+	/* Unwinder scratch, leaf first.  Deeper than the path so the outermost
+	 * frames of a deep stack can be kept; pages are touched only as deep as
+	 * the program's stack goes. */
+	uint64_t trace[HP_TRACE_MAX];
 };
 
 static inline struct hp_thread_mem *hp_thread_mem(struct hp_thread *t)
@@ -79,6 +87,8 @@ void hp_sampling_resume_all(void);
 /* Fold process-wide counters into the main thread and write the profile.
  * Returns what hp_write_profile() returned.  Signal-safe. */
 int hp_write_now(int partial, const char *why);
+/* Any sample, drop or probe event recorded in this process?  Signal-safe. */
+int hp_has_data(void);
 /* The exit summary line (unless quiet).  Not signal-safe when full is 1
  * (calls the summary hook); `full` 0 is for fatal paths. */
 void hp_print_summary(const char *how, int full);

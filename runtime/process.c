@@ -414,7 +414,10 @@ static int exec_prepare(void)
 	hp_sampling_pause_all();
 	hp_sampler_discard_pending();
 	hp_threads_snapshot();
-	hp_write_now(1, "exec");
+	/* A fork child that execs at once (the fork-exec idiom) has nothing to
+	 * say: no empty partial file beside the new image's profile. */
+	if (hp_has_data())
+		hp_write_now(1, "exec");
 	errno = saved;
 	return 1;
 }

@@ -113,6 +113,11 @@ void hp_sample_take(struct hp_thread *t, void *ucontext, uint64_t period)
 	struct cct_node *node = &t->sample.nodes[leaf];
 	if (truncated && node->parent != CCT_NONE)
 		t->sample.nodes[node->parent].flags |= CCT_F_TRUNCATED;
+	if (m->path[0] == HP_KEY_TRUNCATED) {
+		uint32_t top = cct__find(&t->sample, CCT_ROOT, HP_KEY_TRUNCATED);
+		if (top != CCT_NONE)
+			t->sample.nodes[top].flags |= CCT_F_TRUNCATED;
+	}
 	node->samples++;
 	node->period += period;
 	t->samples++;

@@ -21,12 +21,22 @@
  * when they symbolize, so a call that is the last instruction of a function
  * is attributed to that function and its call line.
  *
+ * Depth: a path keeps at most HP_UNWIND_MAX frames.  Deeper stacks (up to
+ * HP_TRACE_MAX frames walked) keep their outermost frames and the leaf, so a
+ * top-down tree keeps its shape; the node above the leaf is flagged
+ * CCT_F_TRUNCATED by the sample path.  Past HP_TRACE_MAX (or HP_UNWIND_MAX
+ * on the slow path, whose cost per frame is ~40x the fast one) the outermost
+ * frames are unknown: the path starts with the key HP_KEY_TRUNCATED.  The
+ * walk's cost is bounded either way.
+ *
  * A fault while unwinding (a corrupt stack) is caught by the fatal-signal
  * handler, which jumps back here through hp_sampler_fault_recover(): the
- * sample is dropped, the program goes on.
+ * program goes on, and the sample keeps the frames read before the fault
+ * (at least the interrupted PC) under a HP_KEY_TRUNCATED root.
  *
- * Signal-safe: hp_unwind().  libunwind is used with per-thread caches, which
- * take no lock in a signal handler.
+ * Signal-safe: hp_unwind().  libunwind's trace cache is per thread and
+ * created by hp_unwind_thread_init() outside signal context; the slow path
+ * uses libunwind's cache lock, which blocks signals while held.
  */
 #define UNW_LOCAL_ONLY
 #include <errno.h>
@@ -38,95 +48,16 @@
 #include "runtime/state.h"
 #include "sampler/internal.h"
 
-/* Deepest walk before giving up on finding the outermost frame. */
-#define HP_UNWIND_STEPS_MAX (1 << 16)
-
 static int method = HP_UNWIND_LIBUNWIND;
 
 int hp_unwind_init(int m)
 {
 	method = m;
-	if (m == HP_UNWIND_LIBUNWIND && unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD))
+	/* Debian's libunwind has no thread-local register-state cache: the
+	 * global one (with its lock) serves the slow path. */
+	if (m == HP_UNWIND_LIBUNWIND && unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_GLOBAL))
 		return -EINVAL;
 	return 0;
-}
-
-/* Callers are collected into m->keys[1..HP_UNWIND_MAX-1] used as a ring, so
- * that past the cap the *outermost* frames are kept (a top-down tree keeps
- * its shape) and the frames next to the leaf are the ones left out. */
-struct walk {
-	uint64_t *ring;
-	uint32_t cap;
-	uint32_t ncallers;
-};
-
-static inline void push(struct walk *w, uint64_t ip)
-{
-	w->ring[w->ncallers % w->cap] = ip;
-	w->ncallers++;
-}
-
-static int finish(struct hp_thread_mem *m, struct walk *w, uint64_t leaf, int *truncated)
-{
-	uint32_t kept = w->ncallers < w->cap ? w->ncallers : w->cap;
-	*truncated = w->ncallers > w->cap;
-	uint32_t j = 0;
-	for (uint32_t k = 0; k < kept; k++) { /* outermost kept caller first */
-		uint32_t idx = w->ncallers - 1 - k;
-		m->path[j++] = w->ring[idx % w->cap];
-	}
-	m->path[j++] = leaf;
-	return (int)j;
-}
-
-static int walk_libunwind(struct hp_thread_mem *m, void *uc, int *truncated)
-{
-	unw_cursor_t c;
-	unw_word_t ip;
-	if (unw_init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0)
-		return 0;
-	if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0)
-		return 0;
-	uint64_t leaf = ip;
-	struct walk w = {m->keys + 1, HP_UNWIND_MAX - 1, 0};
-	for (int steps = 0; steps < HP_UNWIND_STEPS_MAX && unw_step(&c) > 0; steps++) {
-		if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0)
-			break;
-		push(&w, ip);
-	}
-	return finish(m, &w, leaf, truncated);
-}
-
-/* The fast path: libunwind's unw_backtrace() walks with its per-thread trace
- * cache (frame shapes keyed by IP, no lock, no system call once warm), from
- * the handler's own context through the signal trampoline into the
- * interrupted code.  The slow path (unw_step with libunwind's register-state
- * cache) takes a lock with two sigprocmask calls per frame in Debian's build,
- * ~0.8 us per frame on this VM; the fast path is ~10x cheaper.  The frames
- * before the interrupted PC are hyprof's own and the trampoline: cut.
- * Returns 0 when the fast path cannot be trusted (the interrupted PC not
- * found, or the stack deeper than the buffer): the caller then steps. */
-static int walk_trace(struct hp_thread_mem *m, void *ucontext, int *truncated)
-{
-	const ucontext_t *uc = ucontext;
-	uint64_t pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
-	void **buf = (void **)m->keys;
-	int n = unw_backtrace(buf, HP_UNWIND_MAX);
-	if (n <= 0 || n >= HP_UNWIND_MAX)
-		return 0;
-	int i = 0;
-	while (i < n && (uint64_t)(uintptr_t)buf[i] != pc)
-		i++;
-	if (i == n)
-		return 0;
-	int k = 0;
-	for (int j = n - 1; j >= i; j--) {
-		if (buf[j] == NULL)
-			continue;
-		m->path[k++] = (uint64_t)(uintptr_t)buf[j];
-	}
-	*truncated = 0;
-	return k;
 }
 
 void hp_unwind_thread_init(void)
@@ -138,6 +69,91 @@ void hp_unwind_thread_init(void)
 		unw_backtrace(buf, 4);
 }
 
+/* m->trace[0..n) holds the walk leaf first; `complete` says whether it
+ * reached the outermost frame.  Build m->path root first. */
+static int finish(struct hp_thread_mem *m, int n, int complete, int *truncated)
+{
+	const uint64_t *tr = m->trace;
+	int k = 0;
+	if (n <= 0)
+		return 0;
+	if (!complete) {
+		/* [truncated] + the innermost callers + the leaf */
+		int keep = n < HP_UNWIND_MAX - 1 ? n : HP_UNWIND_MAX - 1;
+		m->path[k++] = HP_KEY_TRUNCATED;
+		for (int j = keep - 1; j >= 0; j--)
+			m->path[k++] = tr[j];
+		return k;
+	}
+	if (n <= HP_UNWIND_MAX) {
+		for (int j = n - 1; j >= 0; j--)
+			m->path[k++] = tr[j];
+		return k;
+	}
+	/* the outermost HP_UNWIND_MAX - 1 frames, then the leaf */
+	for (int j = n - 1; j >= n - (HP_UNWIND_MAX - 1); j--)
+		m->path[k++] = tr[j];
+	m->path[k++] = tr[0];
+	*truncated = 1;
+	return k;
+}
+
+/* The fast path.  unw_backtrace() walks from the handler's own context,
+ * through the signal trampoline, into the interrupted code, using the
+ * per-thread trace cache (frame shapes keyed by IP: no lock, no system call
+ * once warm).  The slow path takes libunwind's cache lock with two
+ * sigprocmask calls per frame: ~0.8 us per frame on this VM against ~0.02.
+ * Returns -1 when the fast path cannot be trusted (the interrupted PC is
+ * not among the frames): the caller then steps. */
+static int walk_trace(struct hp_thread_mem *m, void *ucontext, int *truncated)
+{
+	const ucontext_t *uc = ucontext;
+	uint64_t pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	void **buf = (void **)m->trace;
+	int n = unw_backtrace(buf, HP_TRACE_MAX);
+	int i = 0;
+	while (i < n && (uint64_t)(uintptr_t)buf[i] != pc)
+		i++;
+	if (i >= n)
+		return -1;
+	/* Drop hyprof's frames and the trampoline: the interrupted PC first. */
+	int k = 0;
+	for (int j = i; j < n; j++)
+		if (buf[j])
+			m->trace[k++] = (uint64_t)(uintptr_t)buf[j];
+	m->walk_n = k;
+	return finish(m, k, n < HP_TRACE_MAX, truncated);
+}
+
+static int walk_step(struct hp_thread_mem *m, void *uc, int *truncated)
+{
+	unw_cursor_t c;
+	unw_word_t ip;
+	if (unw_init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0)
+		return 0;
+	if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0)
+		return 0;
+	int n = 0, complete = 0;
+	m->trace[n++] = ip;
+	m->walk_n = n;
+	for (;;) {
+		int r = unw_step(&c);
+		if (r <= 0) {
+			complete = 1;
+			break;
+		}
+		if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0) {
+			complete = 1;
+			break;
+		}
+		if (n >= HP_UNWIND_MAX)
+			break; /* bounded: the outer frames stay unknown */
+		m->trace[n++] = ip;
+		m->walk_n = n;
+	}
+	return finish(m, n, complete, truncated);
+}
+
 static int walk_fp(struct hp_thread_mem *m, void *ucontext, int *truncated)
 {
 	const ucontext_t *uc = ucontext;
@@ -145,26 +161,33 @@ static int walk_fp(struct hp_thread_mem *m, void *ucontext, int *truncated)
 	uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
 	uintptr_t fp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
 	uintptr_t hi = m->stack_hi;
-	struct walk w = {m->keys + 1, HP_UNWIND_MAX - 1, 0};
+	int n = 0, complete = 1;
 	if (leaf == 0)
 		return 0;
+	m->trace[n++] = leaf;
+	m->walk_n = n;
 	/* Outside the recorded stack (an alternate signal stack, a coroutine's
 	 * own stack): only the leaf is certain. */
 	if (sp < m->stack_lo || sp >= hi)
-		return finish(m, &w, leaf, truncated);
-	for (int steps = 0; steps < HP_UNWIND_STEPS_MAX; steps++) {
+		return finish(m, n, 1, truncated);
+	for (;;) {
 		if (fp < sp || fp > hi - 16 || (fp & 7))
 			break;
 		const uintptr_t *frame = (const uintptr_t *)fp;
 		uintptr_t next = frame[0], ret = frame[1];
 		if (ret == 0)
 			break;
-		push(&w, ret);
+		if (n >= HP_TRACE_MAX) {
+			complete = 0;
+			break;
+		}
+		m->trace[n++] = ret;
+		m->walk_n = n;
 		if (next <= fp) /* frames grow towards the stack top */
 			break;
 		fp = next;
 	}
-	return finish(m, &w, leaf, truncated);
+	return finish(m, n, complete, truncated);
 }
 
 int hp_unwind(struct hp_thread_mem *m, void *uc, int *truncated)
@@ -172,15 +195,22 @@ int hp_unwind(struct hp_thread_mem *m, void *uc, int *truncated)
 	*truncated = 0;
 	if (sigsetjmp(m->unwind_jmp, 0)) {
 		/* Came back from a fault inside the walk (the fatal handler
-		 * cleared m->unwinding and counted the fault). */
-		return -1;
+		 * cleared m->unwinding and counted the fault): keep what was read
+		 * before it, the interrupted PC at least. */
+		int n = m->walk_n;
+		if (n <= 0) {
+			m->trace[0] = (uint64_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+			n = 1;
+		}
+		return finish(m, n, 0, truncated);
 	}
+	m->walk_n = 0;
 	m->unwinding = 1;
 	int n;
 	if (method == HP_UNWIND_FP)
 		n = walk_fp(m, uc, truncated);
-	else if ((n = walk_trace(m, uc, truncated)) <= 0)
-		n = walk_libunwind(m, uc, truncated);
+	else if ((n = walk_trace(m, uc, truncated)) < 0)
+		n = walk_step(m, uc, truncated);
 	m->unwinding = 0;
 	return n;
 }

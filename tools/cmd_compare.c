@@ -15,24 +15,29 @@
  * measured side knows (time in the others goes to the nearest known
  * caller), the same attribution a timed probe makes.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/export.h"
+#include "tools/html.h"
 #include "tools/json.h"
 #include "tools/model.h"
 #include "tools/util.h"
 
 int cmd_compare(int argc, char **argv);
 
-enum { C_JSON = 1000, C_TOP, C_THRESHOLD, C_RAW };
+enum { C_JSON = 1000, C_TOP, C_THRESHOLD, C_RAW, C_HTML, C_OUT };
 
 static const struct tool_opt compare_opts[] = {
 	{"json", 0, NULL, NULL, "print JSON", C_JSON},
 	{"top", 'n', "N", NULL, "rows per table (text default 25, JSON all)", C_TOP},
 	{"threshold", 0, "POINTS", NULL, "flag functions whose share differs by more (default 5)", C_THRESHOLD},
 	{"raw", 0, NULL, NULL, "use raw (uncompensated) times of measured profiles", C_RAW},
+	{"html", 0, NULL, NULL, "write one self-contained interactive HTML page (needs -o FILE)", C_HTML},
+	{"output", 'o', "FILE", NULL, "with --html: the page to write (written atomically)", C_OUT},
 	{NULL, 0, NULL, NULL, NULL, 0},
 };
 static const char compare_usage[] = "hyprof compare [options] A B";
@@ -249,7 +254,8 @@ static void calls_str(int64_t c, char *buf, size_t len)
 
 int cmd_compare(int argc, char **argv)
 {
-	int json = 0, raw = 0;
+	int json = 0, raw = 0, html = 0;
+	const char *outpath = NULL;
 	long top = -1;
 	double threshold = 5;
 	int c;
@@ -261,6 +267,8 @@ int cmd_compare(int argc, char **argv)
 		switch (c) {
 		case C_JSON: json = 1; break;
 		case C_RAW: raw = 1; break;
+		case C_HTML: html = 1; break;
+		case C_OUT: outpath = optarg; break;
 		case C_TOP:
 			if (tool_parse_u64(optarg, &u) < 0 || u > 1000000000)
 				return tool_usage("compare", "--top needs a number, not '%s'", optarg);
@@ -276,6 +284,12 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return tool_usage("compare", "needs two profiles, A and B");
+	if (html && json)
+		return tool_usage("compare", "--html and --json are exclusive");
+	if (html != (outpath != NULL))
+		return tool_usage("compare", "--html and -o FILE go together");
+	if (html && !html__compare)
+		return tool_err("the HTML report is not available in this build");
 	struct hp_model m[2];
 	char err[1024];
 	for (int i = 0; i < 2; i++) {
@@ -284,6 +298,18 @@ int cmd_compare(int argc, char **argv)
 				model__free(&m[0]);
 			return tool_err("%s", err);
 		}
+	}
+	if (html) {
+		char tmp[4200], werr[512] = "";
+		FILE *f = export__open(outpath, tmp, sizeof tmp, werr, sizeof werr);
+		int r = f ? html__compare(&m[0], &m[1], f) : -EIO;
+		if (f)
+			r = export__commit(f, tmp, outpath, r, werr, sizeof werr);
+		model__free(&m[0]);
+		model__free(&m[1]);
+		if (r < 0)
+			return tool_err("%s", werr[0] ? werr : strerror(-r));
+		return HP_EXIT_OK;
 	}
 	int meas[2] = {strcmp(m[0].mode, "measured") == 0, strcmp(m[1].mode, "measured") == 0};
 	/* projection: the non-measured side onto the measured side's functions */

@@ -18,7 +18,7 @@
 int cmd_export(int argc, char **argv);
 
 enum { X_FORMAT = 1000, X_OUT, X_RANK, X_THREAD, X_VALUE, X_SPLIT, X_MINW, X_WIDTH, X_TITLE,
-       X_QUIET };
+       X_QUIET, X_DEPTH };
 
 static const struct tool_opt export_opts[] = {
 	{"format", 'f', "F", NULL, "pprof | folded | speedscope | tau | svg (required)", X_FORMAT},
@@ -39,6 +39,9 @@ static const struct tool_opt export_opts[] = {
 	 X_MINW},
 	{"width", 0, "PX", NULL, "svg: image width in pixels (default 1200)", X_WIDTH},
 	{"title", 0, "TEXT", NULL, "svg: title (default: the program)", X_TITLE},
+	{"callpath-depth", 0, "D", NULL,
+	 "tau: name call paths by their last D frames, like TAU_CALLPATH_DEPTH (default 0 = all)",
+	 X_DEPTH},
 	{"quiet", 'q', NULL, NULL, "no summary line on stderr", X_QUIET},
 	{NULL, 0, NULL, NULL, NULL, 0},
 };
@@ -134,6 +137,11 @@ int cmd_export(int argc, char **argv)
 		case X_WIDTH:
 			if (parse_int(optarg, &o.width) < 0 || o.width < 200 || o.width > 100000)
 				return tool_usage("export", "--width needs 200..100000 pixels, not '%s'",
+						  optarg);
+			break;
+		case X_DEPTH:
+			if (parse_int(optarg, &o.callpath_depth) < 0)
+				return tool_usage("export", "--callpath-depth needs a number >= 0, not '%s'",
 						  optarg);
 			break;
 		case X_TITLE:

@@ -13,11 +13,13 @@
 #include "tools/model_build.h"
 #include "tools/report.h"
 #include "tools/util.h"
+#include "tools/export.h"
+#include "tools/html.h"
 #include "tools/views.h"
 
 int cmd_report(int argc, char **argv);
 
-enum { R_JSON = 1000, R_TOP, R_THREADS, R_RANKS, R_RAW, R_VIEW, R_MIN, R_COMPACT };
+enum { R_JSON = 1000, R_TOP, R_THREADS, R_RANKS, R_RAW, R_VIEW, R_MIN, R_COMPACT, R_HTML, R_OUT };
 
 static const struct tool_opt report_opts[] = {
 	{"json", 0, NULL, NULL, "print JSON (the stable interface, docs/FORMAT.md \"report --json\")", R_JSON},
@@ -28,6 +30,8 @@ static const struct tool_opt report_opts[] = {
 	{"raw", 0, NULL, NULL, "measured mode: show raw times instead of compensated ones", R_RAW},
 	{"view", 0, "NAME", NULL, "add a view: critical-path (the others print when their data exists)", R_VIEW},
 	{"compact", 0, NULL, NULL, "JSON on one line", R_COMPACT},
+	{"html", 0, NULL, NULL, "write one self-contained interactive HTML page (needs -o FILE)", R_HTML},
+	{"output", 'o', "FILE", NULL, "with --html: the page to write (written atomically)", R_OUT},
 	{NULL, 0, NULL, NULL, NULL, 0},
 };
 
@@ -471,7 +475,8 @@ static int report_json(struct hp_model *m, int pretty, int top, double min_pct, 
 
 int cmd_report(int argc, char **argv)
 {
-	int json = 0, threads = 0, ranks = 0, raw = 0, critpath = 0, compact = 0;
+	int json = 0, threads = 0, ranks = 0, raw = 0, critpath = 0, compact = 0, html = 0;
+	const char *outpath = NULL;
 	long top = -1;
 	double min_pct = -1;
 	int c;
@@ -483,6 +488,8 @@ int cmd_report(int argc, char **argv)
 		switch (c) {
 		case R_JSON: json = 1; break;
 		case R_COMPACT: compact = 1; break;
+		case R_HTML: html = 1; break;
+		case R_OUT: outpath = optarg; break;
 		case R_THREADS: threads = 1; break;
 		case R_RANKS: ranks = 1; break;
 		case R_RAW: raw = 1; break;
@@ -509,6 +516,14 @@ int cmd_report(int argc, char **argv)
 		return tool_usage("report", "no profile directory given");
 	if (argc - optind > 1)
 		return tool_usage("report", "one profile directory only (to put two side by side: hyprof compare A B)");
+	if (html && json)
+		return tool_usage("report", "--html and --json are exclusive");
+	if (html && !outpath)
+		return tool_usage("report", "--html needs -o FILE (the page to write)");
+	if (outpath && !html)
+		return tool_usage("report", "-o FILE goes with --html (text and JSON go to stdout)");
+	if (html && !html__report)
+		return tool_err("the HTML report is not available in this build");
 	if (critpath && !(json ? (void *)view_critpath_json : (void *)view_critpath_text))
 		return tool_err("the critical-path view is not available in this build");
 
@@ -517,6 +532,17 @@ int cmd_report(int argc, char **argv)
 	if (model__load(&m, argv[optind], err, sizeof err) < 0)
 		return tool_err("%s", err);
 	int rc = HP_EXIT_OK;
+	if (html) {
+		char tmp[4200], werr[512] = "";
+		FILE *f = export__open(outpath, tmp, sizeof tmp, werr, sizeof werr);
+		int r = f ? html__report(&m, f) : -EIO;
+		if (f)
+			r = export__commit(f, tmp, outpath, r, werr, sizeof werr);
+		model__free(&m);
+		if (r < 0)
+			return tool_err("%s", werr[0] ? werr : strerror(-r));
+		return HP_EXIT_OK;
+	}
 	if (json) {
 		rc = report_json(&m, !compact, top < 0 ? 0 : (int)top, min_pct < 0 ? 0 : min_pct, threads,
 				 ranks, critpath);

@@ -51,6 +51,7 @@ struct export_opts {
 	double min_width;       /* svg: prune frames below this fraction of the total */
 	int width;              /* svg: image width in pixels */
 	const char *title;      /* svg: title; NULL = program name */
+	int callpath_depth;     /* tau: frames in a call-path name, 0 = all */
 };
 
 #define EXPORT_SVG_MIN_WIDTH 0.0005 /* 0.05% of the total */

@@ -166,6 +166,7 @@ struct pprof {
 	int has_calls, measured;
 
 	struct export_map fmap;  /* hp_func* -> function index + 1 */
+	uint32_t *fbyid;         /* the same by hp_func.id when m->funcs[id] is it */
 	struct pfunc *funcs;
 	size_t nfuncs, fcap;
 
@@ -212,16 +213,26 @@ static const char *base_name(const char *p)
 static int64_t func_id(struct pprof *pp, const struct hp_func *fn)
 {
 	int isnew;
-	uint64_t *v = export__map_get(&pp->fmap, (uint64_t)(uintptr_t)fn, &isnew);
-	if (!v)
-		return -ENOMEM;
-	if (!isnew)
-		return (int64_t)*v;
+	uint64_t slot, *v = &slot;
+	int direct = fn && pp->fbyid && fn->id < pp->m->nfuncs && pp->m->funcs[fn->id] == fn;
+	if (direct) {
+		if (pp->fbyid[fn->id])
+			return pp->fbyid[fn->id];
+	} else {
+		v = export__map_get(&pp->fmap, (uint64_t)(uintptr_t)fn, &isnew);
+		if (!v)
+			return -ENOMEM;
+		if (!isnew)
+			return (int64_t)*v;
+	}
 	if (grow((void **)&pp->funcs, &pp->fcap, pp->nfuncs + 1, sizeof(*pp->funcs)) < 0)
 		return -ENOMEM;
 	pp->funcs[pp->nfuncs++].fn = fn;
-	*v = pp->nfuncs;
-	return (int64_t)*v;
+	if (direct)
+		pp->fbyid[fn->id] = (uint32_t)pp->nfuncs;
+	else
+		*v = pp->nfuncs;
+	return (int64_t)pp->nfuncs;
 }
 
 /* Mapping index + 1 of a function's module (0 when unknown). */
@@ -685,6 +696,8 @@ int export__pprof(struct hp_model *m, const struct export_opts *o, FILE *out,
 	pp.m = m;
 	pp.has_calls = export__has_calls(t.root);
 	pp.measured = export__measured(m);
+	if (m->funcs && m->nfuncs)
+		pp.fbyid = calloc(m->nfuncs, sizeof(*pp.fbyid)); /* NULL: the map alone */
 	pp.g = calloc(1, sizeof(*pp.g));
 	if (!pp.g || export__map_init(&pp.st.map, 1024) < 0 ||
 	    export__map_init(&pp.fmap, 1024) < 0 || export__map_init(&pp.mmap, 64) < 0 ||
@@ -731,6 +744,7 @@ out:
 	export__map_free(&pp.lmap);
 	free(pp.st.s);
 	free(pp.funcs);
+	free(pp.fbyid);
 	free(pp.maps);
 	free(pp.locs);
 	free(pp.lines);

@@ -18,6 +18,11 @@
  * over its outermost occurrences so recursion is not counted twice) and each
  * call path one line named "main => solve => kernel" in group
  * TAU_USER|TAU_CALLPATH, which is how ParaProf recognizes call paths.
+ * --callpath-depth D names each call path by its last D frames, as TAU's
+ * TAU_CALLPATH_DEPTH does (TAU's default is 2): paths with the same last D
+ * frames share one line (inclusive time counted once when nested), which
+ * bounds the file by the number of distinct suffixes instead of growing as
+ * nodes x depth (a million-node profile gives gigabytes of names in full).
  * Calls are the probe counts; a frame no probe counted (sampled mode, or an
  * uninstrumented function in hybrid mode) gives the samples of its subtree
  * instead (at least 1: TAU's readers drop 0-call timers), as TAU itself does
@@ -40,6 +45,12 @@ struct tau_fn {
 	int active;                  /* occurrences on the current path */
 };
 
+struct tau_row {               /* a call path cut to its last maxdepth frames */
+	char *name;
+	double calls, subrs, excl, incl;
+	int active;
+};
+
 struct tau {
 	FILE *out;
 	int has_calls;
@@ -53,6 +64,12 @@ struct tau {
 	size_t ocap;
 	uint64_t nlines;
 	int pass;                    /* 0: flat aggregation, 1: call-path lines */
+	int maxdepth;                /* frames in a call-path name, 0 = all */
+	struct export_map rmap;      /* call-path name hash -> row + 1 (maxdepth > 0) */
+	struct tau_row *rows;
+	size_t nrows, rcap;
+	int64_t *rowat;              /* row of the node at each depth, -1 = none */
+	size_t racap;
 };
 
 static double tau_calls(struct tau *t, const struct hp_tnode *n, double isamples)
@@ -108,11 +125,48 @@ static int name_append(struct tau *t, const char *s)
 	return 0;
 }
 
+/* Microseconds with 3 decimals (nanosecond resolution), without printf:
+ * the big exports write millions of these. */
+static void put_us(FILE *out, double us)
+{
+	if (!(us > 0)) {
+		putc_unlocked('0', out);
+		return;
+	}
+	if (us >= 1e15) {
+		fprintf(out, "%.12g", us);
+		return;
+	}
+	uint64_t ns = (uint64_t)llround(us * 1000.0);
+	export__put_u64(out, ns / 1000);
+	unsigned frac = (unsigned)(ns % 1000);
+	if (frac) {
+		char b[5] = {'.', (char)('0' + frac / 100), (char)('0' + frac / 10 % 10),
+			     (char)('0' + frac % 10), 0};
+		int n = 4;
+		while (b[n - 1] == '0')
+			n--;
+		fwrite_unlocked(b, 1, (size_t)n, out);
+	}
+}
+
 static void tau_line(struct tau *t, const char *name, double calls, double subrs, double excl,
 		     double incl, const char *group)
 {
-	fprintf(t->out, "\"%s\" %.0f %.0f %.12g %.12g 0 GROUP=\"%s\"\n", name, calls, subrs,
-		excl < 0 ? 0 : excl, incl < 0 ? 0 : incl, group);
+	FILE *out = t->out;
+	putc_unlocked('"', out);
+	fputs_unlocked(name, out);
+	fputs_unlocked("\" ", out);
+	export__put_u64(out, calls > 0 ? (uint64_t)llround(calls) : 0);
+	putc_unlocked(' ', out);
+	export__put_u64(out, subrs > 0 ? (uint64_t)llround(subrs) : 0);
+	putc_unlocked(' ', out);
+	put_us(out, excl);
+	putc_unlocked(' ', out);
+	put_us(out, incl);
+	fputs_unlocked(" 0 GROUP=\"", out);
+	fputs_unlocked(group, out);
+	fputs_unlocked("\"\n", out);
 	t->nlines++;
 }
 
@@ -148,6 +202,44 @@ static double subtree_samples(struct tau *t, const struct hp_tnode *n)
 	return d;
 }
 
+/* Row of the call path made of path[depth-k..depth-1], k = min(depth,
+ * maxdepth): equal suffixes share one row (TAU's TAU_CALLPATH_DEPTH). */
+static int64_t tau_row(struct tau *t, struct hp_tnode **path, int depth)
+{
+	int k = depth < t->maxdepth ? depth : t->maxdepth;
+	t->nlen = 0;
+	for (int i = depth - k; i < depth; i++)
+		if ((i > depth - k && name_append(t, " => ") < 0) ||
+		    name_append(t, export__name(path[i])) < 0)
+			return -ENOMEM;
+	for (uint64_t seed = 1;; seed++) {
+		int isnew;
+		uint64_t *v = export__map_get(&t->rmap, export__hash(t->name, t->nlen, seed) >> 1,
+					      &isnew);
+		if (!v)
+			return -ENOMEM;
+		if (!isnew) {
+			if (strcmp(t->rows[*v - 1].name, t->name) == 0)
+				return (int64_t)*v - 1;
+			continue;
+		}
+		if (t->nrows == t->rcap) {
+			size_t cap = t->rcap ? t->rcap * 2 : 1024;
+			struct tau_row *r = realloc(t->rows, cap * sizeof(*r));
+			if (!r)
+				return -ENOMEM;
+			t->rows = r;
+			t->rcap = cap;
+		}
+		struct tau_row *r = &t->rows[t->nrows];
+		memset(r, 0, sizeof(*r));
+		if (!(r->name = strdup(t->name)))
+			return -ENOMEM;
+		*v = ++t->nrows;
+		return (int64_t)t->nrows - 1;
+	}
+}
+
 static int tau_pre(struct hp_tnode *n, struct hp_tnode **path, int depth, void *arg)
 {
 	struct tau *t = arg;
@@ -168,6 +260,29 @@ static int tau_pre(struct hp_tnode *n, struct hp_tnode **path, int depth, void *
 		f->excl += n->self * 1e6;
 		if (f->active++ == 0)
 			f->incl += n->total * 1e6;
+		if (t->maxdepth > 0) {
+			if ((size_t)depth >= t->racap) {
+				size_t cap = t->racap ? t->racap * 2 : 128;
+				int64_t *ra = realloc(t->rowat, cap * sizeof(*ra));
+				if (!ra)
+					return -ENOMEM;
+				t->rowat = ra;
+				t->racap = cap;
+			}
+			t->rowat[depth] = -1;
+			if (depth > 1) {
+				int64_t r = tau_row(t, path, depth);
+				if (r < 0)
+					return (int)r;
+				struct tau_row *row = &t->rows[r];
+				row->calls += calls;
+				row->subrs += subrs;
+				row->excl += n->self * 1e6;
+				if (row->active++ == 0)
+					row->incl += n->total * 1e6;
+				t->rowat[depth] = r;
+			}
+		}
 		return 0;
 	}
 	/* pass 1: the call-path line "a => b => c" */
@@ -193,12 +308,13 @@ static int tau_post(struct hp_tnode *n, struct hp_tnode **path, int depth, void 
 {
 	struct tau *t = arg;
 	(void)path;
-	(void)depth;
 	if (t->pass == 0) {
 		int64_t k = tau_fn(t, n);
 		if (k < 0)
 			return (int)k;
 		t->f[k].active--;
+		if (t->maxdepth > 0 && t->rowat[depth] >= 0)
+			t->rows[t->rowat[depth]].active--;
 	}
 	return 0;
 }
@@ -222,7 +338,8 @@ static void kv_attr(FILE *out, const char *name, const char *value)
 }
 
 static int write_thread(struct hp_model *m, const struct hp_threadinfo *ti,
-			struct hp_tnode *root, const char *dir, char *err, size_t errlen)
+			struct hp_tnode *root, const char *dir, int maxdepth, char *err,
+			size_t errlen)
 {
 	struct tau t;
 	char path[4096], tmp[4200], buf[256];
@@ -231,7 +348,8 @@ static int write_thread(struct hp_model *m, const struct hp_threadinfo *ti,
 
 	memset(&t, 0, sizeof(t));
 	t.has_calls = export__has_calls(root);
-	if (export__map_init(&t.fmap, 256) < 0)
+	t.maxdepth = maxdepth;
+	if (export__map_init(&t.fmap, 256) < 0 || export__map_init(&t.rmap, 1024) < 0)
 		return -ENOMEM;
 	if (export__map_init(&t.smap, 4096) < 0 || export__walk(root, NULL, isamp_post, &t) < 0) {
 		rc = -ENOMEM;
@@ -241,8 +359,9 @@ static int write_thread(struct hp_model *m, const struct hp_threadinfo *ti,
 	rc = export__walk(root, tau_pre, tau_post, &t);
 	if (rc < 0)
 		goto out;
-	uint64_t npaths = 0;
-	export__walk(root, count_pre, NULL, &npaths);
+	uint64_t npaths = t.nrows;
+	if (maxdepth <= 0)
+		export__walk(root, count_pre, NULL, &npaths);
 
 	snprintf(path, sizeof(path), "%s/profile.%d.0.%d", dir, node, ti->index);
 	t.out = export__open(path, tmp, sizeof(tmp), err, errlen);
@@ -304,8 +423,12 @@ static int write_thread(struct hp_model *m, const struct hp_threadinfo *ti,
 		tau_line(&t, t.name, f->calls, f->subrs, f->excl, f->incl, grp);
 	}
 	t.pass = 1;
-	if (!rc)
+	if (!rc && maxdepth <= 0)
 		rc = export__walk(root, tau_pre, tau_post, &t);
+	for (size_t i = 0; !rc && i < t.nrows; i++) {
+		struct tau_row *r = &t.rows[i];
+		tau_line(&t, r->name, r->calls, r->subrs, r->excl, r->incl, "TAU_USER|TAU_CALLPATH");
+	}
 	fputs("0 aggregates\n0 userevents\n# eventname numevents max min mean sumsqr\n", out);
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "out of memory writing %s", path);
@@ -314,6 +437,11 @@ out:
 	export__map_free(&t.fmap);
 	free(t.f);
 	export__map_free(&t.smap);
+	export__map_free(&t.rmap);
+	for (size_t i = 0; i < t.nrows; i++)
+		free(t.rows[i].name);
+	free(t.rows);
+	free(t.rowat);
 	free(t.name);
 	free(t.off);
 	return rc;
@@ -335,7 +463,7 @@ int export__tau(struct hp_model *m, const struct export_opts *o, const char *dir
 			continue;
 		if (!ti->root)
 			continue;
-		rc = write_thread(m, ti, ti->root, dir, err, errlen);
+		rc = write_thread(m, ti, ti->root, dir, o->callpath_depth, err, errlen);
 		nwritten++;
 	}
 	if (!rc && nwritten == 0) {
@@ -344,7 +472,7 @@ int export__tau(struct hp_model *m, const struct export_opts *o, const char *dir
 		if (rc == 0) {
 			/* No per-thread trees: the merged tree as node 0, thread 0. */
 			struct hp_threadinfo ti = {.rank = -1, .index = 0};
-			rc = write_thread(m, &ti, t.root, dir, err, errlen);
+			rc = write_thread(m, &ti, t.root, dir, o->callpath_depth, err, errlen);
 			export__tree_free(&t);
 		}
 	}

@@ -268,6 +268,150 @@ static int breg_cmp(const void *a, const void *b)
 	return x->off_s < y->off_s ? 1 : x->off_s > y->off_s ? -1 : strcmp(x->name, y->name);
 }
 
+/* ---- the regulated profile, scaled ------------------------------------------
+ *
+ * Measured mode under a budget: a regulated function's counted calls and
+ * times cover its enabled intervals only, and while it was skipped its
+ * whole activation (and every probe below it) ran inside its caller's
+ * exclusive time.  Per probe-tree node, with f = (calls + skipped) / calls
+ * (skipped already includes the ancestors' share, runtime/budget marking):
+ *   caller's own time = measured exclusive
+ *       - sum over children c of (f_c / f_caller - 1) x (incl_c + pairs_c x skip)
+ *   (what c's skipped activations and their skipped probe pairs added)
+ *   scaled self = f x own time.
+ * An estimate that assumes a regulated call costs the same whether it was
+ * counted or not; shown apart from the measured profile, labelled.
+ */
+struct sfn {
+	const char *name;
+	double scaled, measured; /* seconds */
+};
+
+struct scaled {
+	struct sfn *v;
+	size_t n;
+	double total_scaled, total_measured;
+	uint64_t partial_nodes, unmeasured_nodes;
+	struct symtab *st;
+};
+
+static void scaled_free(struct scaled *sc)
+{
+	free(sc->v);
+	if (sc->st)
+		symtab__free(sc->st);
+	memset(sc, 0, sizeof(*sc));
+}
+
+static int sfn_cmp(const void *a, const void *b)
+{
+	const struct sfn *x = a, *y = b;
+	return x->scaled < y->scaled ? 1 : x->scaled > y->scaled ? -1 : strcmp(x->name, y->name);
+}
+
+static void scaled_add(struct scaled *sc, const char *name, double scaled, double measured)
+{
+	for (size_t i = 0; i < sc->n; i++)
+		if (!strcmp(sc->v[i].name, name)) {
+			sc->v[i].scaled += scaled;
+			sc->v[i].measured += measured;
+			return;
+		}
+	struct sfn *nv = realloc(sc->v, (sc->n + 1) * sizeof(*nv));
+	if (!nv)
+		return;
+	sc->v = nv;
+	sc->v[sc->n++] = (struct sfn){name, scaled, measured};
+}
+
+static double budget_skip_ns(const struct hp_prof *p)
+{
+	const struct hp_section *sec = hp_prof_section(p, HP_SEC_BUDGET);
+	if (!sec || sec->len < 4)
+		return 0;
+	uint32_t kvlen;
+	memcpy(&kvlen, sec->data, 4);
+	struct hp_kvlist kv = {0};
+	if ((uint64_t)kvlen + 4 > sec->len || hp_kv_parse(sec->data + 4, kvlen, &kv))
+		return 0;
+	double v = kvd(&kv, "skip_pair_ns");
+	hp_kv_free(&kv);
+	return v;
+}
+
+/* Returns 1 when some node was regulated (the scaled profile means something). */
+static int scaled_collect(const struct hp_model *m, struct scaled *sc)
+{
+	memset(sc, 0, sizeof(*sc));
+	for (size_t pi = 0; pi < m->nprofs; pi++) {
+		const struct hp_prof *p = m->profs[pi];
+		double hz = kvd(&p->meta, "tsc_hz");
+		if (!(hz > 0))
+			hz = kvd(&p->calib, "tsc_hz");
+		if (!(hz > 0))
+			continue;
+		double skip_cyc = budget_skip_ns(p) * 1e-9 * hz;
+		struct sym_space *sp = NULL;
+		for (size_t ti = 0; ti < p->nthreads; ti++) {
+			const struct cct_node *nd = p->threads[ti].probe;
+			uint32_t n = p->threads[ti].nprobe;
+			if (!n)
+				continue;
+			double *f = calloc(n, sizeof(double)), *own = calloc(n, sizeof(double));
+			double *desc = calloc(n, sizeof(double));
+			if (!f || !own || !desc) {
+				free(f), free(own), free(desc);
+				continue;
+			}
+			for (uint32_t i = 0; i < n; i++) {
+				f[i] = 1;
+				if ((nd[i].flags & CCT_F_PARTIAL) && nd[i].calls > 0)
+					f[i] = (double)(nd[i].calls + nd[i].skipped) / (double)nd[i].calls;
+				own[i] = (double)nd[i].excl_comp;
+				sc->partial_nodes += (nd[i].flags & CCT_F_PARTIAL) != 0;
+			}
+			/* calls below each node (children come after their parent) */
+			for (uint32_t i = n; i-- > 1;)
+				if (nd[i].parent < i)
+					desc[nd[i].parent] += desc[i] + (double)nd[i].calls;
+			for (uint32_t c = 1; c < n; c++) {
+				uint32_t par = nd[c].parent;
+				if (par >= c || par == CCT_ROOT || (nd[c].flags & CCT_F_REDIRECT))
+					continue;
+				double r = f[par] > 0 ? f[c] / f[par] - 1 : 0;
+				if (r > 0)
+					own[par] -= r * ((double)nd[c].incl_comp +
+							 ((double)nd[c].calls + desc[c]) * skip_cyc);
+			}
+			for (uint32_t i = 1; i < n; i++) {
+				if (nd[i].flags & (CCT_F_REDIRECT | CCT_F_REGION))
+					continue;
+				if ((nd[i].flags & CCT_F_PARTIAL) && nd[i].calls == 0) {
+					sc->unmeasured_nodes++;
+					continue;
+				}
+				if (!sp) {
+					if (!sc->st && !(sc->st = symtab__new()))
+						break;
+					sp = symtab__space(sc->st, p->modules, p->nmodules);
+					if (!sp)
+						break;
+				}
+				const struct sym_loc *loc = sym_space__resolve(sp, nd[i].key, 0);
+				const char *name = loc->nframes ? loc->frames[0].name : loc->where;
+				double scaled = f[i] * (own[i] > 0 ? own[i] : 0) / hz;
+				double measured = (double)nd[i].excl_comp / hz;
+				scaled_add(sc, name, scaled, measured);
+				sc->total_scaled += scaled;
+				sc->total_measured += measured;
+			}
+			free(f), free(own), free(desc);
+		}
+	}
+	qsort(sc->v, sc->n, sizeof(*sc->v), sfn_cmp);
+	return sc->partial_nodes > 0;
+}
+
 /* ---- text ----------------------------------------------------------------- */
 
 static const char *secs(double s, char *buf, size_t len)
@@ -384,6 +528,23 @@ void view_cost_text(struct hp_model *m, FILE *out)
 		}
 	}
 	bsum_free(&bs);
+
+	struct scaled sc = {0};
+	if (!strcmp(m->mode, "measured") && scaled_collect(m, &sc) && sc.total_scaled > 0) {
+		fprintf(out, "\n  Regulated profile, scaled by the enabled fraction (an estimate; the "
+			     "call tree above shows what was measured)\n");
+		fprintf(out, "  %7s %11s %9s %11s  %s\n", "scaled%", "scaled", "measured%", "measured",
+			"function");
+		for (size_t i = 0; i < sc.n && i < TOP_FUNCTIONS; i++)
+			fprintf(out, "  %6.1f%% %11s %8.1f%% %11s  %s\n",
+				100 * sc.v[i].scaled / sc.total_scaled, secs(sc.v[i].scaled, a, sizeof a),
+				sc.total_measured > 0 ? 100 * sc.v[i].measured / sc.total_measured : 0,
+				secs(sc.v[i].measured, b, sizeof b), sc.v[i].name);
+		if (sc.unmeasured_nodes)
+			fprintf(out, "  %llu call paths were regulated the whole time: no time for them\n",
+				(unsigned long long)sc.unmeasured_nodes);
+	}
+	scaled_free(&sc);
 }
 
 /* ---- JSON ------------------------------------------------------------------ */
@@ -511,6 +672,27 @@ void view_cost_json(struct hp_model *m, struct json *j)
 			json__obj_end(j);
 		}
 		json__arr_end(j);
+		struct scaled sc = {0};
+		json__key(j, "scaled_functions");
+		if (!strcmp(m->mode, "measured") && scaled_collect(m, &sc) && sc.total_scaled > 0) {
+			json__arr_begin(j);
+			for (size_t i = 0; i < sc.n; i++) {
+				json__obj_begin(j);
+				json__key(j, "function");
+				json__str(j, sc.v[i].name);
+				jnum(j, "self", sc.v[i].scaled);
+				jnum(j, "self_pct", 100 * sc.v[i].scaled / sc.total_scaled);
+				jnum(j, "self_measured", sc.v[i].measured);
+				jnum(j, "self_measured_pct", sc.total_measured > 0
+								 ? 100 * sc.v[i].measured / sc.total_measured
+								 : 0);
+				json__obj_end(j);
+			}
+			json__arr_end(j);
+		} else {
+			json__null(j);
+		}
+		scaled_free(&sc);
 		json__obj_end(j);
 	}
 	bsum_free(&bs);

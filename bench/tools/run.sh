@@ -12,7 +12,7 @@ out=$(mktemp -d /tmp/hyprof-bench-export.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 echo "synthetic profile: $NODES call-path nodes merged from $RANKS ranks (generated in memory)"
 "$bin" none "$out/none" "$NODES" "$RANKS" || exit 1
-for f in pprof folded speedscope tau svg html; do
+for f in pprof folded speedscope tau tau2 svg html; do
   "$bin" $f "$out/$f.out" "$NODES" "$RANKS" || echo "bench/tools: $f failed"
   rm -rf "$out/$f.out"
 done

@@ -192,8 +192,35 @@ static void test_level(void)
 		FAIL(__LINE__, "fixed: on %d, duty of the other %.6f (want 0.2)", q[0].on, q[1].duty);
 }
 
+static void test_keep(void)
+{
+	/* Unmeetable budget (the floor alone is above it): the hot point goes
+	 * off, the points too cheap to matter keep their data. */
+	struct hp_bpol_pt pts[4] = {{.key = 1, .cost_on = 0.2},
+				    {.key = 2, .cost_on = 0.0001},
+				    {.key = 3, .cost_on = 0.0002},
+				    {.key = 4, .cost_on = 0.0004, .cost_off = 0.0001}};
+	struct hp_bpol b = {.budget = 0.005, .margin = 1, .keep = 0.0005};
+	for (int k = 0; k < 10; k++)
+		hp_bpol__decide(&b, pts, 4, 1.0, 0.007);
+	if (!b.infeasible || pts[0].on || pts[0].off_ticks != 10)
+		FAIL(__LINE__, "keep: infeasible %d, hot on %d off %u times", b.infeasible, pts[0].on,
+		     pts[0].off_ticks);
+	for (int i = 1; i < 4; i++)
+		if (!pts[i].on || pts[i].off_ticks || pts[i].duty != 1)
+			FAIL(__LINE__, "keep: cheap point %d regulated (duty %.3f)", i, pts[i].duty);
+	/* Feasible: kept points use their share first, the rest is filled. */
+	struct hp_bpol_pt q[3] = {{.key = 1, .cost_on = 0.3}, {.key = 2, .cost_on = 0.2},
+				  {.key = 3, .cost_on = 0.0004}};
+	struct hp_bpol c = {.budget = 0.1004, .margin = 1, .keep = 0.0005};
+	hp_bpol__decide(&c, q, 3, 1.0, 0);
+	if (fabs(c.last_level - 0.05) > 1e-9 || q[2].duty != 1)
+		FAIL(__LINE__, "keep: level %.6f (want 0.05), kept duty %.3f", c.last_level, q[2].duty);
+}
+
 int main(void)
 {
+	test_keep();
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		run_case(&cases[i]);
 	test_level();

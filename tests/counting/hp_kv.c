@@ -47,10 +47,12 @@ int main(int argc, char **argv)
 		for (size_t t = 0; t < p->nthreads; t++)
 			for (uint32_t i = 0; i < p->threads[t].nprobe; i++) {
 				const struct cct_node *n = &p->threads[t].probe[i];
-				printf("t%zu %u parent %d key %#llx flags %#x target %d calls %llu incl %llu incl_comp %llu\n",
+				printf("t%zu %u parent %d key %#llx flags %#x target %d calls %llu incl %llu incl_comp %llu%s%s\n",
 				       t, i, (int)n->parent, (unsigned long long)n->key, n->flags,
 				       (int)n->target, (unsigned long long)n->calls,
-				       (unsigned long long)n->incl, (unsigned long long)n->incl_comp);
+				       (unsigned long long)n->incl, (unsigned long long)n->incl_comp,
+				       n->flags & CCT_F_EXCLUDED ? " excluded" : "",
+				       n->flags & CCT_F_FOLDED ? " folded" : "");
 			}
 		hp_prof_free(p);
 		return 0;

@@ -17,7 +17,8 @@
  * by any exporter), and the exports: merged.pb.gz, r1t0.pb.gz (--rank 1
  * --thread 0), merged.folded, merged_time.folded, merged_calls.folded
  * (hybrid/measured), r0.folded, speedscope.json (split by rank),
- * speedscope_thread.json, tau/ (profile.R.0.T), flame.svg, report.html,
+ * speedscope_thread.json, tau/ (profile.R.0.T), tau2/ (--callpath-depth 2),
+ * flame.svg, report.html,
  * compare.html (this model against a copy whose kernel_3 doubled).
  */
 #include <errno.h>
@@ -422,6 +423,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "synth: tau: %s\n", err);
 		return 1;
 	}
+	snprintf(tau, sizeof(tau), "%s/tau2", dir);
+	o.callpath_depth = 2;
+	if (export__tau(&m, &o, tau, err, sizeof(err)) < 0) {
+		fprintf(stderr, "synth: tau --callpath-depth 2: %s\n", err);
+		return 1;
+	}
+	o.callpath_depth = 0;
 	/* a selection that matches nothing must fail with a reason */
 	o.rank = 7;
 	FILE *devnull = fopen("/dev/null", "w");

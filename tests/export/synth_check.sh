@@ -18,6 +18,7 @@ rm -rf "$out"
 fail=0
 echo "== TAU profile.N.C.T grammar and values"
 python3 "$here/tau_check.py" "$out/tau" "$out/expect.json" || fail=1
+python3 "$here/tau_check.py" "$out/tau2" "$out/expect.json" --depth 2 || fail=1
 echo "== flame graph SVG"
 python3 "$here/svg_check.py" "$out/flame.svg" "$out/expect.json" || fail=1
 echo "== Go's pprof (optional)"

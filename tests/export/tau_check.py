@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """tests/export/tau_check.py TAUDIR EXPECT.JSON
+   tests/export/tau_check.py TAUDIR EXPECT.JSON --depth D   (--callpath-depth D)
    tests/export/tau_check.py TAUDIR --grammar [PATH-SUFFIX=CALLS ...]
 
 Parse hyprof's TAU export with TAU's documented profile grammar (the format
@@ -140,6 +141,7 @@ def main():
     if sys.argv[2] == "--grammar":
         return grammar_only(sys.argv[1], sys.argv[3:])
     taudir, expect = sys.argv[1], sys.argv[2]
+    depth = int(sys.argv[4]) if len(sys.argv) > 4 and sys.argv[3] == "--depth" else 0
     E = json.load(open(expect))
     nodes = E["nodes"]
     bykey = {tuple(n["path"]): n for n in nodes}
@@ -186,7 +188,8 @@ def main():
             f[3] += incl  # no function repeats on a path in the model
             if len(p) < 2:
                 continue
-            tname = " => ".join(x.replace('"', "'") for x in p)
+            # --callpath-depth D: the last D frames (unique suffixes in the model)
+            tname = " => ".join(x.replace('"', "'") for x in (p[-depth:] if depth else p))
             r = rows.get(tname)
             check(r is not None, "%s: call path %r present" % (name, tname))
             if r is None:

@@ -171,6 +171,14 @@ exec)
 		check func "$after" exec_target_work 90
 		check nofunc "$after" before_exec
 	done
+	# fork then exec at once: the parent's profile and the new image's, no
+	# empty partial file from the child between fork and exec.
+	rm -rf "$W/p"
+	prof "$W/p" EXEC_HOW=fork "$T/execer" "$T/execee" 200 || fail "execer (fork) exited $?"
+	[ "$(nfiles "$W/p")" -eq 2 ] || fail "fork+exec: $(nfiles "$W/p") profiles, want 2: $(ls "$W/p")"
+	parent=$(file_with "$W/p" after_fork)
+	child=$(file_with "$W/p" exec_target_work)
+	[ -n "$parent" ] && [ -n "$child" ] && [ "$parent" != "$child" ] || fail "fork+exec: profiles not told apart"
 	# A failed exec: profiling goes on, one complete profile.
 	rm -rf "$W/p"
 	prof "$W/p" "$T/execer" /nonexistent/program 2>/dev/null || fail "execer (failed exec) exited $?"
@@ -214,15 +222,37 @@ fp)
 	check nofunc "$W/r.json" d
 	;;
 deep)
-	# Deeper than the unwinder keeps (512 frames): the outermost frames and
-	# the leaf are kept, the middle is cut; no sample is lost.  Also the
-	# short case (the fast unwinder) for the same program.
+	# Deeper than a path keeps (512 frames): the outermost frames and the
+	# leaf are kept, the middle is cut; no sample is lost, and the walk's
+	# cost stays bounded (the run takes seconds, not minutes).  The report
+	# folds the recursion into one rec node.
 	for depth in 2000 100; do
 		rm -rf "$W/p"
 		prof "$W/p" HYPROF_FREQ=1000 "$T/deep" $depth 500 || fail "deep $depth exited $?"
 		report "$W/p" "$W/r.json"
-		check path "$W/r.json" main/rec/rec/rec 99 1.5
+		check path "$W/r.json" main/rec/spin 99 1.5
 		check func "$W/r.json" spin 99
+		check field "$W/r.json" dropped 0
+	done
+	;;
+badstack)
+	# Stacks an unwinder cannot follow: the program runs to its end and the
+	# time stays on the function that ran (bad_* ~70%, then spin, called by
+	# good_work, ~30%: -O1 code has no frame pointers, so the fp walk finds
+	# the leaf only).  "prot" with fp makes the walk fault inside the
+	# handler (a PROT_NONE page inside the stack bounds): the sample keeps
+	# its leaf.
+	for c in garbage:libunwind garbage:fp prot:libunwind prot:fp; do
+		mode=${c%%:*} unw=${c#*:}
+		fn=bad_frames
+		[ $mode = prot ] && fn=bad_fp
+		rm -rf "$W/p"
+		got=$(status prof "$W/p" HYPROF_UNWIND=$unw HYPROF_FREQ=1000 "$T/badstack" $mode 300)
+		[ "$got" = 0 ] || { fail "badstack $mode ($unw) exits $got"; continue; }
+		report "$W/p" "$W/r.json"
+		echo "badstack $mode, $unw:"
+		check func "$W/r.json" $fn 60
+		check func "$W/r.json" spin 20
 		check field "$W/r.json" dropped 0
 	done
 	;;

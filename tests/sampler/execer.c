@@ -1,10 +1,12 @@
 /* execer: before_exec, then exec argv[1] (with argv[2...]) by the way
  * EXEC_HOW says (execv, execvp, execl, execve); a failed exec goes on with
- * after_failed_exec and exits 0. */
+ * after_failed_exec and exits 0.  EXEC_HOW=fork: fork, the child execs at
+ * once (execv), the parent runs after_fork and waits. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "work.h"
 
@@ -12,6 +14,7 @@ extern char **environ;
 
 __attribute__((noinline)) void before_exec(unsigned long n) { spin(n); }
 __attribute__((noinline)) void after_failed_exec(unsigned long n) { spin(n); }
+__attribute__((noinline)) void after_fork(unsigned long n) { spin(n); }
 
 int main(int argc, char **argv)
 {
@@ -20,6 +23,16 @@ int main(int argc, char **argv)
 	unsigned long n = 200000000ul;
 	const char *how = getenv("EXEC_HOW") ? getenv("EXEC_HOW") : "execv";
 	before_exec(n);
+	if (!strcmp(how, "fork")) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			execv(argv[1], argv + 1);
+			_exit(127);
+		}
+		after_fork(n);
+		int st;
+		return waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+	}
 	if (!strcmp(how, "execvp"))
 		execvp(argv[1], argv + 1);
 	else if (!strcmp(how, "execl"))

@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""bench/sampler/bench.py BUILD_DIR - the sampler benchmarks (run.sh).
+
+Timing: the workload times its own compute region (wall and process CPU
+time), so start-up costs (hyprof's calibration, perf's set-up) are not in
+the figures.  Every configuration runs REPS times, interleaved with the
+others so that a burst of load on the shared machine hits them alike; each
+figure uses the minimum over the repetitions (noise only ever adds time).
+
+  slowdown            = T(config) / T(plain) - 1
+  cost per sample     = (T(config) - T(plain)) / samples
+  handler time        = hyprof's own in-handler TSC cycles per sample (from
+                        the profile: thread kv handler_cycles)
+  bare kernel path    = libbare.so: same event and delivery as hyprof's
+                        default source, handler only releases the ring
+  memory per thread   = (VmRSS with hyprof - VmRSS plain) / threads, with
+                        64 threads alive
+  bytes per call path = growth of the profile file per distinct sampled
+                        call path (2^6 -> 2^10 leaf paths of depth 6/10)
+"""
+import glob
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+BUILD = sys.argv[1]
+REPS = int(os.environ.get("REPS", "5"))
+WL = os.path.join(BUILD, "bench", "hpbench_workload")
+BARE = os.path.join(BUILD, "bench", "libbare.so")
+LIB = os.path.join(BUILD, "lib", "libhyprof.so")
+SPIN = os.environ.get("SPIN", "600")  # millions of steps, ~1 s here
+TMP = tempfile.mkdtemp(prefix="hyprof-bench-")
+
+
+def hyp_threads(path):
+    """(meta kv, [thread kv, n_sample nodes, leaves with samples]) of a .hyp."""
+    b = open(path, "rb").read()
+
+    def kv(p):
+        out, i = {}, 0
+        while i + 8 <= len(p):
+            kl, t, _, vl = struct.unpack_from("<HBBI", p, i)
+            i += 8
+            k = p[i:i + kl].decode()
+            i += kl
+            v = p[i:i + vl]
+            i += vl
+            out[k] = (struct.unpack("<Q", v)[0] if t == 2 else struct.unpack("<d", v)[0] if t == 3
+                      else struct.unpack("<q", v)[0] if t == 4 else v.decode(errors="replace"))
+        return out
+
+    off, meta, threads = 16, {}, []
+    while off + 16 <= len(b):
+        typ, _, ln = struct.unpack_from("<IIQ", b, off)
+        p = b[off + 16:off + 16 + ln]
+        if typ == 1:
+            meta = kv(p)
+        elif typ == 4:
+            kl = struct.unpack_from("<I", p, 0)[0]
+            t = kv(p[4:4 + kl])
+            ns = struct.unpack_from("<I", p, 4 + kl)[0]
+            base = 4 + kl + 8
+            leaves = 0
+            for i in range(ns):
+                samples = struct.unpack_from("<Q", p, base + i * 128 + 32)[0]
+                leaves += samples > 0
+            threads.append((t, ns, leaves))
+        off += 16 + ln
+    return meta, threads
+
+
+def run(cfg, args):
+    """Run the workload under cfg; returns (wall_s, cpu_s, samples, handler_us)."""
+    env = dict(os.environ)
+    for k in list(env):
+        if k.startswith("HYPROF_") or k in ("LD_PRELOAD", "BARE_FREQ", "BARE_MODE"):
+            del env[k]
+    out = os.path.join(TMP, "p")
+    shutil.rmtree(out, ignore_errors=True)
+    cmd = [WL] + args
+    kind, _, freq = cfg.partition(":")
+    if kind == "bare":
+        env.update(LD_PRELOAD=BARE, BARE_FREQ=freq)
+    elif kind.startswith("hyprof"):
+        env.update(LD_PRELOAD=LIB, HYPROF_OUTPUT=out, HYPROF_QUIET="1")
+        if freq:
+            env["HYPROF_FREQ"] = freq
+        if kind == "hyprof-fp":
+            env["HYPROF_UNWIND"] = "fp"
+    elif kind == "perf":
+        cmd = ["perf", "record", "-g", "-e", "task-clock", "-F", freq, "-o",
+               os.path.join(TMP, "perf.data"), "--"] + cmd
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if r.returncode:
+        sys.exit("bench: %s failed: %s" % (cfg, r.stderr.strip()))
+    wall, cpu = (int(x) / 1e9 for x in r.stdout.split()[:2])
+    samples, hus = 0, None
+    if kind == "bare":
+        samples = int(re.search(r"bare: (\d+) samples", r.stderr).group(1))
+    elif kind == "perf":
+        samples = int(re.search(r"\((\d+) samples\)", r.stderr).group(1))
+    elif kind.startswith("hyprof"):
+        meta, ths = hyp_threads(glob.glob(os.path.join(out, "*.hyp"))[0])
+        t = ths[0][0]
+        samples = t["samples"] + t["meas_samples"]
+        hus = t["handler_cycles"] / max(samples, 1) / meta["tsc_hz"] * 1e6
+    return wall, cpu, samples, hus
+
+
+def median(v):
+    v = sorted(v)
+    return v[len(v) // 2]
+
+
+def main():
+    if shutil.which("perf") is None:
+        sys.exit("bench: perf not found (apt-get install linux-perf)")
+    cfgs = ["plain", "bare:1000", "hyprof:1000", "perf:1000", "bare:10000", "hyprof:10000",
+            "hyprof-fp:10000", "perf:10000", "hyprof"]
+    res = {c: [] for c in cfgs}
+    for rep in range(REPS):
+        for c in cfgs:
+            res[c].append(run(c, ["spin", SPIN]))
+    best = {c: (min(r[0] for r in res[c]), min(r[1] for r in res[c]), median([r[2] for r in res[c]]),
+                median([r[3] for r in res[c]]) if res[c][0][3] is not None else None) for c in cfgs}
+    pw, pc = best["plain"][0], best["plain"][1]
+    print("workload: %s M steps at depth ~12, plain %.3f s wall, %.3f s CPU; min of %d interleaved runs"
+          % (SPIN, pw, pc, REPS))
+    print()
+    print("%-17s %8s %9s %9s %12s %12s %10s" % ("config", "samples", "wall +%", "CPU +%", "us/sample",
+                                               "us/sample", "handler"))
+    print("%-17s %8s %9s %9s %12s %12s %10s" % ("", "", "", "", "(wall)", "(CPU)", "us/sample"))
+    for c in cfgs[1:]:
+        w, cpu, s, h = best[c]
+        name = c if ":" in c else "hyprof default"
+        print("%-17s %8d %8.1f%% %8.1f%% %12.1f %12.1f %10s" % (
+            name, s, (w / pw - 1) * 100, (cpu / pc - 1) * 100, (w - pw) / s * 1e6 if s else 0,
+            (cpu - pc) / s * 1e6 if s else 0, "%.2f" % h if h is not None else "-"))
+    print()
+    print("ratios (wall slowdown):")
+    for f in ("1000", "10000"):
+        hs = best["hyprof:" + f][0] / pw - 1
+        ps = best["perf:" + f][0] / pw - 1
+        bs = best["bare:" + f][0] / pw - 1
+        print("  %5s Hz: hyprof %.1f%%, perf record -g %.1f%%, hyprof/perf %.2f; bare kernel path %.1f%%"
+              " (= %.0f%% of hyprof's cost)" % (f, hs * 100, ps * 100, hs / ps if ps > 0 else float("nan"),
+                                               bs * 100, bs / hs * 100 if hs > 0 else float("nan")))
+    d = best["hyprof"]
+    print("  default rate (%d samples/s of CPU): hyprof %.2f%% wall, %.2f%% CPU (target <= 1%%)"
+          % (round(d[2] / d[1]), (d[0] / pw - 1) * 100, (d[1] / pc - 1) * 100))
+
+    # memory per thread: the slope between 16 and 64 live threads, so the
+    # fixed cost (libraries, the main thread) is not spread over the threads
+    rss = {}
+    for c in ("plain", "hyprof", "hyprof-fp"):
+        for n in (16, 64):
+            vals = []
+            for rep in range(3):
+                env = {k: v for k, v in os.environ.items() if not k.startswith("HYPROF_") and k != "LD_PRELOAD"}
+                if c != "plain":
+                    env.update(LD_PRELOAD=LIB, HYPROF_OUTPUT=os.path.join(TMP, "m"), HYPROF_QUIET="1")
+                if c == "hyprof-fp":
+                    env["HYPROF_UNWIND"] = "fp"
+                r = subprocess.run([WL, "threads", str(n)], env=env, capture_output=True, text=True, check=True)
+                vals.append(int(r.stdout.split()[0]))
+            rss[(c, n)] = median(vals)
+    def per_thread(c):
+        return ((rss[(c, 64)] - rss[(c, 16)]) - (rss[("plain", 64)] - rss[("plain", 16)])) / 48.0
+    print()
+    print("memory per thread (VmRSS slope 16 -> 64 live threads, beyond the plain program's):")
+    print("  hyprof (libunwind) %.0f kB, hyprof --unwind fp %.0f kB; fixed cost with 16 threads: %d kB"
+          % (per_thread("hyprof"), per_thread("hyprof-fp"),
+             rss[("hyprof", 16)] - rss[("plain", 16)] - 16 * per_thread("hyprof")))
+
+    # profile bytes per call path, and size against run time
+    sizes = {}
+    for depth, rounds in ((6, 150), (6, 300), (10, 10)):
+        out = os.path.join(TMP, "s")
+        shutil.rmtree(out, ignore_errors=True)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("HYPROF_") and k != "LD_PRELOAD"}
+        env.update(LD_PRELOAD=LIB, HYPROF_OUTPUT=out, HYPROF_QUIET="1", HYPROF_FREQ="5000")
+        subprocess.run([WL, "paths", str(depth), str(rounds)], env=env, check=True)
+        f = glob.glob(os.path.join(out, "*.hyp"))[0]
+        _, ths = hyp_threads(f)
+        sizes[(depth, rounds)] = (os.path.getsize(f), ths[0][1], ths[0][2], ths[0][0]["samples"])
+    (s6, n6, l6, x6), (s6b, n6b, l6b, x6b), (s10, n10, l10, _) = sizes[(6, 150)], sizes[(6, 300)], sizes[(10, 10)]
+    print()
+    print("profile size (a call path = the distinct PCs x the distinct stacks a sample saw):")
+    print("  2^6 stacks: %d B, %d nodes, %d sampled leaf PCs (%d samples)" % (s6, n6, l6, x6))
+    print("  same, twice the run time: %d B, %d nodes (%d samples): %+.1f%% size" % (s6b, n6b, x6b,
+          (s6b - s6) * 100.0 / s6))
+    print("  2^10 stacks: %d B, %d nodes, %d sampled leaf PCs: %.0f B per added call path, %.0f B per node"
+          % (s10, n10, l10, (s10 - s6) / max(l10 - l6, 1), (s10 - s6) / max(n10 - n6, 1)))
+    shutil.rmtree(TMP, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,322 @@
+/* mpiwrap/coll.c - collectives: statistics and the delay exchange.
+ *
+ * A collective's data is the user's business (MPI_IN_PLACE, user-defined
+ * operations, v-variants): the wrappers never touch it.  After the user's
+ * collective, when parallel compensation is on, the members exchange their
+ * delays with one small collective of the matching shape on the same
+ * communicator (every member calls it right after the same user call, so
+ * collective ordering is kept), and apply the rule of comp.h:
+ *
+ *  - symmetric kinds (Allreduce, Allgather(v), Alltoall(v,w),
+ *    Reduce_scatter(_block), Barrier): everyone completes when the last one
+ *    arrived; Allreduce(MIN) of (w_i + x_i) and of w_i, w_i the call's
+ *    duration on member i, gives the approximated arrival of the last one
+ *    without a shared clock (ns, so nodes may differ):
+ *        T = t2 - min w,  T' = t2 - min (w + x)
+ *    MPI_Barrier on a communicator whose members share the clock is itself
+ *    replaced by an Allreduce(MAX) of (entry, entry - x): one collective;
+ *  - Reduce, Gather(v) (the root needs everyone): Reduce(MAX) to the root
+ *    of (entry, entry - x, -x); the root joins them (shared clock) or takes
+ *    the minimum delay at the end of its call (the paper's rule);
+ *  - Bcast, Scatter(v) (everyone needs the root): Bcast of the root's
+ *    (entry, x); each member applies the point-to-point rule;
+ *  - Scan, Exscan: Scan(MIN) of (w + x, w), the symmetric rule over the
+ *    prefix.
+ * The exchange's own time is measurement overhead (o_p, x_p).
+ * Intercommunicators are timed but not compensated.
+ *
+ * Runs in the thread that called MPI.  Not signal-safe.
+ */
+#include <string.h>
+
+#include "mpiwrap/classes.h"
+#include "mpiwrap/mpiwrap.h"
+
+enum shape { SYM, ROOT_IN, ROOT_OUT, SCAN };
+
+static inline int64_t i64max(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* The delay exchange after a collective whose PMPI part ran t1..t2. */
+static void exchange(struct hp_call *c, enum shape shape, MPI_Comm comm, const struct hp_comm *cm,
+		     int root)
+{
+	struct hp_mt *mt = c->mt;
+	int64_t w = (int64_t)(c->t2 - c->t1);
+	/* without an exchange the whole call counts as waiting, raw */
+	c->wait_raw = c->wait_comp = w;
+	if (!hp_mpi.pb_on || !cm || cm->inter || cm->size < 2)
+		return;
+	c->wait_raw = c->wait_comp = 0; /* a member that waits for nobody */
+	int64_t pre = (int64_t)(c->t1 - c->t0);
+	int64_t xb = (int64_t)*mt->x + pre; /* delay at entry */
+	uint64_t tx = hp_rdtsc();
+	struct hp_comp k;
+	hp_comp_begin(&k, (int64_t)c->t1, xb);
+	int joined = 0;
+	switch (shape) {
+	case SYM:
+	case SCAN: {
+		int64_t in[2] = {hp_cyc_to_ns(w + xb), hp_cyc_to_ns(w)}, out[2];
+		int rc = shape == SYM ? PMPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MIN, comm)
+				      : PMPI_Scan(in, out, 2, MPI_INT64_T, MPI_MIN, comm);
+		if (rc == MPI_SUCCESS) {
+			int64_t t2 = (int64_t)c->t2;
+			hp_comp_join_max(&k, t2 - hp_ns_to_cyc(out[1]), t2 - hp_ns_to_cyc(out[0]));
+			joined = 1;
+		}
+		break;
+	}
+	case ROOT_IN: {
+		int me = cm->rank == root;
+		int64_t in[3] = {me ? INT64_MIN : (int64_t)c->t1, me ? INT64_MIN : (int64_t)c->t1 - xb,
+				 me ? INT64_MIN : -hp_cyc_to_ns(xb)};
+		int64_t out[3];
+		int rc = PMPI_Reduce(in, out, 3, MPI_INT64_T, MPI_MAX, root, comm);
+		if (rc == MPI_SUCCESS && me && out[2] != INT64_MIN) {
+			if (cm->clock)
+				hp_comp_join_max(&k, out[0], out[1]);
+			else
+				hp_comp_msg(&k, (int64_t)c->t2, hp_ns_to_cyc(-out[2]));
+			joined = 1;
+		}
+		break;
+	}
+	case ROOT_OUT: {
+		int me = cm->rank == root;
+		int64_t v[2] = {(int64_t)c->t1, hp_cyc_to_ns(xb)};
+		int rc = PMPI_Bcast(v, 2, MPI_INT64_T, root, comm);
+		if (rc == MPI_SUCCESS && !me) {
+			int64_t s = cm->clock ? v[0] : (int64_t)c->t2;
+			if (s > (int64_t)c->t2)
+				s = (int64_t)c->t2;
+			hp_comp_msg(&k, s, hp_ns_to_cyc(v[1]));
+			joined = 1;
+		}
+		break;
+	}
+	}
+	if (joined) {
+		int64_t xn = hp_comp_delay(&k) - pre;
+		*mt->x = xn > 0 ? (uint64_t)xn : 0;
+		c->wait_raw = hp_comp_wait_raw(&k);
+		c->wait_comp = hp_comp_wait_approx(&k);
+	}
+	uint64_t d = hp_rdtsc() - tx;
+	c->extra += d;
+	mt->tot.pb_cyc += d;
+	mt->tot.xchg++;
+}
+
+static uint64_t tsize(struct hp_mt *mt, MPI_Datatype t)
+{
+	return t == MPI_DATATYPE_NULL ? 0 : (uint64_t)hp_typeinfo(mt, t)->size;
+}
+
+static uint64_t sum(const int *v, int n)
+{
+	uint64_t s = 0;
+	for (int i = 0; v && i < n; i++)
+		if (v[i] > 0)
+			s += (uint64_t)v[i];
+	return s;
+}
+
+/* Time the call, exchange, record.  `bytes` = data this rank sends (or
+ * receives when it only receives). */
+#define COLL(shape, root, bytes_expr, call)                                      \
+	do {                                                                     \
+		const struct hp_comm *cm = hp_comm_get(c->mt, comm);             \
+		hp_call_t1_pb(c);                                                   \
+		int rc_ = (call);                                                \
+		hp_call_t2(c);                                                   \
+		c->wait_raw = c->wait_comp = 0;                                  \
+		if (rc_ == MPI_SUCCESS)                                          \
+			exchange(c, shape, comm, cm, root);                      \
+		c->bytes = (bytes_expr);                                         \
+		hp_coll_add(c->mt, c->fn, cm ? cm->size : 0, c->bytes,           \
+			    (int64_t)(c->t2 - c->t1), c->wait_raw, c->wait_comp);\
+		return rc_;                                                      \
+	} while (0)
+
+int hp_w_barrier(struct hp_call *c, __typeof__(&PMPI_Barrier) pmpi, MPI_Comm comm)
+{
+	const struct hp_comm *cm = hp_comm_get(c->mt, comm);
+	if (hp_mpi.pb_on && cm && cm->clock && !cm->inter && cm->size > 1) {
+		/* one Allreduce is the barrier and the exchange */
+		struct hp_mt *mt = c->mt;
+		int64_t pre = (int64_t)(hp_rdtsc() - c->t0);
+		int64_t xb = (int64_t)*mt->x + pre;
+		hp_call_t1_pb(c);
+		int64_t in[2] = {(int64_t)c->t1, (int64_t)c->t1 - xb}, out[2];
+		int rc = PMPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MAX, comm);
+		hp_call_t2(c);
+		if (rc == MPI_SUCCESS) {
+			struct hp_comp k;
+			hp_comp_begin(&k, (int64_t)c->t1, xb);
+			hp_comp_join_max(&k, out[0], out[1]);
+			int64_t xn = hp_comp_delay(&k) - pre;
+			*mt->x = xn > 0 ? (uint64_t)xn : 0;
+			c->wait_raw = hp_comp_wait_raw(&k);
+			c->wait_comp = hp_comp_wait_approx(&k);
+			mt->tot.xchg++;
+		}
+		hp_coll_add(mt, c->fn, cm->size, 0, (int64_t)(c->t2 - c->t1), c->wait_raw, c->wait_comp);
+		return rc;
+	}
+	COLL(SYM, 0, 0, pmpi(comm));
+}
+
+int hp_w_bcast(struct hp_call *c, __typeof__(&PMPI_Bcast) pmpi, void *buffer, int count,
+	       MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+	COLL(ROOT_OUT, root, (uint64_t)(count > 0 ? count : 0) * tsize(c->mt, datatype),
+	     pmpi(buffer, count, datatype, root, comm));
+}
+
+int hp_w_gather(struct hp_call *c, __typeof__(&PMPI_Gather) pmpi, const void *sendbuf, int sendcount,
+		MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+		MPI_Comm comm)
+{
+	uint64_t b = sendbuf == MPI_IN_PLACE ? (uint64_t)(recvcount > 0 ? recvcount : 0) * tsize(c->mt, recvtype)
+					     : (uint64_t)(sendcount > 0 ? sendcount : 0) * tsize(c->mt, sendtype);
+	COLL(ROOT_IN, root, b,
+	     pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+}
+
+int hp_w_gatherv(struct hp_call *c, __typeof__(&PMPI_Gatherv) pmpi, const void *sendbuf, int sendcount,
+		 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[],
+		 MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	const struct hp_comm *cm0 = hp_comm_get(c->mt, comm);
+	uint64_t b = sendbuf == MPI_IN_PLACE
+			     ? (cm0 && recvcounts && cm0->rank >= 0 && recvcounts[cm0->rank] > 0
+					? (uint64_t)recvcounts[cm0->rank] * tsize(c->mt, recvtype)
+					: 0)
+			     : (uint64_t)(sendcount > 0 ? sendcount : 0) * tsize(c->mt, sendtype);
+	COLL(ROOT_IN, root, b,
+	     pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
+}
+
+int hp_w_scatter(struct hp_call *c, __typeof__(&PMPI_Scatter) pmpi, const void *sendbuf, int sendcount,
+		 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+		 MPI_Comm comm)
+{
+	const struct hp_comm *cm0 = hp_comm_get(c->mt, comm);
+	int me = cm0 && cm0->rank == root;
+	uint64_t b = me ? (uint64_t)(sendcount > 0 ? sendcount : 0) * tsize(c->mt, sendtype) *
+				  (uint64_t)(cm0 ? cm0->size : 1)
+			: (uint64_t)(recvcount > 0 ? recvcount : 0) * tsize(c->mt, recvtype);
+	COLL(ROOT_OUT, root, b,
+	     pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+}
+
+int hp_w_scatterv(struct hp_call *c, __typeof__(&PMPI_Scatterv) pmpi, const void *sendbuf,
+		  const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf,
+		  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	const struct hp_comm *cm0 = hp_comm_get(c->mt, comm);
+	int me = cm0 && cm0->rank == root;
+	uint64_t b = me ? sum(sendcounts, cm0 ? cm0->size : 0) * tsize(c->mt, sendtype)
+			: (uint64_t)(recvcount > 0 ? recvcount : 0) * tsize(c->mt, recvtype);
+	COLL(ROOT_OUT, root, b,
+	     pmpi(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
+}
+
+int hp_w_allgather(struct hp_call *c, __typeof__(&PMPI_Allgather) pmpi, const void *sendbuf,
+		   int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+		   MPI_Datatype recvtype, MPI_Comm comm)
+{
+	uint64_t b = sendbuf == MPI_IN_PLACE ? (uint64_t)(recvcount > 0 ? recvcount : 0) * tsize(c->mt, recvtype)
+					     : (uint64_t)(sendcount > 0 ? sendcount : 0) * tsize(c->mt, sendtype);
+	COLL(SYM, 0, b, pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+}
+
+int hp_w_allgatherv(struct hp_call *c, __typeof__(&PMPI_Allgatherv) pmpi, const void *sendbuf,
+		    int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+		    const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	const struct hp_comm *cm0 = hp_comm_get(c->mt, comm);
+	uint64_t b = sendbuf == MPI_IN_PLACE
+			     ? (cm0 && recvcounts && recvcounts[cm0->rank] > 0
+					? (uint64_t)recvcounts[cm0->rank] * tsize(c->mt, recvtype)
+					: 0)
+			     : (uint64_t)(sendcount > 0 ? sendcount : 0) * tsize(c->mt, sendtype);
+	COLL(SYM, 0, b,
+	     pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
+}
+
+int hp_w_alltoall(struct hp_call *c, __typeof__(&PMPI_Alltoall) pmpi, const void *sendbuf,
+		  int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+		  MPI_Datatype recvtype, MPI_Comm comm)
+{
+	const struct hp_comm *cm0 = hp_comm_get(c->mt, comm);
+	uint64_t n = (uint64_t)(cm0 ? cm0->size : 1);
+	uint64_t b = sendbuf == MPI_IN_PLACE
+			     ? (uint64_t)(recvcount > 0 ? recvcount : 0) * tsize(c->mt, recvtype) * n
+			     : (uint64_t)(sendcount > 0 ? sendcount : 0) * tsize(c->mt, sendtype) * n;
+	COLL(SYM, 0, b, pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+}
+
+int hp_w_alltoallv(struct hp_call *c, __typeof__(&PMPI_Alltoallv) pmpi, const void *sendbuf,
+		   const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+		   const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	const struct hp_comm *cm0 = hp_comm_get(c->mt, comm);
+	int n = cm0 ? cm0->size : 0;
+	uint64_t b = sendbuf == MPI_IN_PLACE ? sum(recvcounts, n) * tsize(c->mt, recvtype)
+					     : sum(sendcounts, n) * tsize(c->mt, sendtype);
+	COLL(SYM, 0, b,
+	     pmpi(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
+}
+
+int hp_w_alltoallw(struct hp_call *c, __typeof__(&PMPI_Alltoallw) pmpi, const void *sendbuf,
+		   const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+		   void *recvbuf, const int recvcounts[], const int rdispls[],
+		   const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+	const struct hp_comm *cm0 = hp_comm_get(c->mt, comm);
+	int n = cm0 ? cm0->size : 0;
+	uint64_t b = 0;
+	const int *cnt = sendbuf == MPI_IN_PLACE ? recvcounts : sendcounts;
+	const MPI_Datatype *ty = sendbuf == MPI_IN_PLACE ? recvtypes : sendtypes;
+	for (int i = 0; cnt && ty && i < n; i++)
+		if (cnt[i] > 0)
+			b += (uint64_t)cnt[i] * tsize(c->mt, ty[i]);
+	COLL(SYM, 0, b,
+	     pmpi(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
+}
+
+int hp_w_reduce(struct hp_call *c, __typeof__(&PMPI_Reduce) pmpi, const void *sendbuf, void *recvbuf,
+		int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+	COLL(ROOT_IN, root, (uint64_t)(count > 0 ? count : 0) * tsize(c->mt, datatype),
+	     pmpi(sendbuf, recvbuf, count, datatype, op, root, comm));
+}
+
+/* Allreduce, and Scan and Exscan (same parameters): c->fn tells them apart. */
+int hp_w_allreduce(struct hp_call *c, __typeof__(&PMPI_Allreduce) pmpi, const void *sendbuf,
+		   void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	enum shape s = (c->fn == HP_FN_MPI_Scan || c->fn == HP_FN_MPI_Exscan) ? SCAN : SYM;
+	COLL(s, 0, (uint64_t)(count > 0 ? count : 0) * tsize(c->mt, datatype),
+	     pmpi(sendbuf, recvbuf, count, datatype, op, comm));
+}
+
+int hp_w_reduce_scatter(struct hp_call *c, __typeof__(&PMPI_Reduce_scatter) pmpi, const void *sendbuf,
+			void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+			MPI_Comm comm)
+{
+	const struct hp_comm *cm0 = hp_comm_get(c->mt, comm);
+	uint64_t b = sum(recvcounts, cm0 ? cm0->size : 0) * tsize(c->mt, datatype);
+	COLL(SYM, 0, b, pmpi(sendbuf, recvbuf, recvcounts, datatype, op, comm));
+}
+
+int hp_w_reduce_scatter_block(struct hp_call *c, __typeof__(&PMPI_Reduce_scatter_block) pmpi,
+			      const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+			      MPI_Op op, MPI_Comm comm)
+{
+	const struct hp_comm *cm0 = hp_comm_get(c->mt, comm);
+	uint64_t b = (uint64_t)(recvcount > 0 ? recvcount : 0) * tsize(c->mt, datatype) *
+		     (uint64_t)(cm0 ? cm0->size : 1);
+	COLL(SYM, 0, b, pmpi(sendbuf, recvbuf, recvcount, datatype, op, comm));
+}

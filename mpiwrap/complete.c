@@ -1,0 +1,508 @@
+/* mpiwrap/complete.c - Wait, Test and their kinds: the rule at completion.
+ *
+ * A non-blocking receive's piggyback is only known when the request
+ * completes, so the rule of comp.h is applied in the call that completes it,
+ * with that call's duration as the wait (ALGORITHMS.md section 4).  When one
+ * call completes several receives (Waitall, Waitsome, Testall, ...) their
+ * messages are joined into one approximation of the call.  Before calling
+ * PMPI the wrapper claims the table entries of the requests it was given
+ * (their handles are overwritten by MPI_REQUEST_NULL on completion), then
+ * finishes those that completed and puts the others back.
+ *
+ * A cancelled request, MPI_PROC_NULL, and an inactive persistent request
+ * carry no piggyback.  Requests the user frees while active
+ * (MPI_Request_free) become orphans: still owned by the wrappers, tested at
+ * the end of every later wrapped call, their packed data copied to the
+ * user's buffer when they complete.
+ *
+ * Runs in the thread that called MPI.  Not signal-safe.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpiwrap/classes.h"
+#include "mpiwrap/mpiwrap.h"
+
+/* ---- one completion ------------------------------------------------------------ */
+
+void hp_complete_begin(struct hp_call *c, struct hp_compl *k)
+{
+	int64_t pre = (int64_t)(c->t1 - c->t0);
+	hp_comp_begin(&k->comp, (int64_t)c->t1, (int64_t)*c->mt->x + pre);
+	k->last_s = INT64_MIN;
+	k->crit_peer = -1;
+	k->nmsg = 0;
+}
+
+/* Give the request's resources back and forget it (non-persistent), or mark
+ * it inactive (persistent). */
+static void retire(struct hp_req_claim *cl)
+{
+	struct hp_req *r = cl->r;
+	if (r->kind == HP_RQ_PSEND || r->kind == HP_RQ_PRECV) {
+		r->active = 0;
+		hp_req_unclaim(cl);
+		return;
+	}
+	hp_req_release(cl);
+	if (r->st_owned && r->st != MPI_DATATYPE_NULL)
+		PMPI_Type_free(&r->st);
+	hp_req_free(r);
+}
+
+/* A receive request completed with status st: data, status, statistics;
+ * returns 1 with the piggyback in *pb when it carried one. */
+static int recv_done(struct hp_mt *mt, struct hp_req *r, MPI_Status *st, struct hp_pb *pb,
+		     uint64_t *user)
+{
+	*user = 0;
+	int n = 0;
+	if (PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED)
+		n = 0;
+	if (r->scheme == HP_SCH_NONE) {
+		*user = n > 0 ? (uint64_t)n : 0;
+		return 0;
+	}
+	if (n < (int)hp_mpi.pb_size) {
+		mt->tot.untracked++;
+		if (r->scheme == HP_SCH_PACKED && n > 0)
+			memcpy(r->ubuf, r->stage, (size_t)n);
+		*user = n > 0 ? (uint64_t)n : 0;
+		return 0;
+	}
+	*user = (uint64_t)n - hp_mpi.pb_size;
+	if (r->scheme == HP_SCH_PACKED) {
+		memcpy(pb, r->stage, hp_mpi.pb_size);
+		if (*user)
+			memcpy(r->ubuf, r->stage + hp_mpi.pb_size, *user);
+	} else {
+		memcpy(pb, &r->pb, hp_mpi.pb_size);
+	}
+	PMPI_Status_set_elements(st, MPI_BYTE, (int)*user);
+	return 1;
+}
+
+void hp_complete_one(struct hp_call *c, struct hp_compl *k, struct hp_req *r, MPI_Status *st)
+{
+	struct hp_mt *mt = c->mt;
+	if (!r->active)
+		return; /* inactive persistent request: empty status */
+	int cancelled = 0;
+	PMPI_Test_cancelled(st, &cancelled);
+	if (cancelled) {
+		mt->tot.cancelled++;
+		return;
+	}
+	if (r->kind != HP_RQ_RECV && r->kind != HP_RQ_PRECV)
+		return; /* sends: counted when posted */
+	if (st->MPI_SOURCE == MPI_PROC_NULL)
+		return;
+	uint64_t tp = hp_rdtsc();
+	struct hp_pb pb;
+	uint64_t user;
+	int has = recv_done(mt, r, st, &pb, &user);
+	int src_world = -1;
+	if (r->comm != MPI_COMM_NULL) {
+		const struct hp_comm *cm = hp_comm_get(mt, r->comm);
+		src_world = hp_comm_world(cm, st->MPI_SOURCE);
+	}
+	hp_site_add_bytes(mt, (const struct hp_site *)r->site_meta, user);
+	hp_peer_add(mt, r->site_key, src_world, 1, 1, user, 0, 0, 0);
+	c->bytes += user;
+	if (has) {
+		int64_t xs = hp_ns_to_cyc(pb.delay_ns);
+		int64_t s = (int64_t)c->t2;
+		if (hp_pb_same_clock(src_world) && (int64_t)pb.send_tsc < s)
+			s = (int64_t)pb.send_tsc;
+		hp_comp_msg(&k->comp, s, xs);
+		if (s > k->last_s) {
+			k->last_s = s;
+			k->crit_peer = src_world;
+		}
+		k->nmsg++;
+		if (r->any_source && r->comm != MPI_COMM_NULL)
+			hp_reorder_note(mt, (uintptr_t)r->comm, r->tag, src_world, s - xs);
+		if (hp_mpi.ext && hp_mpi.ext->recv)
+			hp_mpi.ext->recv(&pb, src_world);
+		mt->tot.pb_recv++;
+	} else if (k->crit_peer < 0) {
+		k->crit_peer = src_world;
+	}
+	uint64_t d = hp_rdtsc() - tp;
+	c->extra += d;
+	mt->tot.pb_cyc += d;
+}
+
+void hp_complete_end(struct hp_call *c, struct hp_compl *k)
+{
+	struct hp_mt *mt = c->mt;
+	if (k->nmsg > 0) {
+		int64_t pre = (int64_t)(c->t1 - c->t0);
+		int64_t xn = hp_comp_delay(&k->comp) - pre;
+		*mt->x = xn > 0 ? (uint64_t)xn : 0;
+		c->wait_raw = hp_comp_wait_raw(&k->comp);
+		c->wait_comp = hp_comp_wait_approx(&k->comp);
+	} else if (k->crit_peer >= 0) {
+		/* receives without piggyback (compensation off): the call's time */
+		c->wait_raw = c->wait_comp = (int64_t)(c->t2 - c->t1);
+	}
+	if (k->crit_peer >= 0) {
+		struct hp_site *s = hp_site_get(c);
+		hp_peer_add(mt, s->key, k->crit_peer, 1, 0, 0, (int64_t)(c->t2 - c->t1), c->wait_raw,
+			    c->wait_comp);
+	}
+}
+
+/* ---- claims over arrays -------------------------------------------------------- */
+
+static struct hp_req_claim *claim_all(struct hp_call *c, int n, const MPI_Request *reqs, int *any)
+{
+	*any = 0;
+	if (n <= 0)
+		return NULL;
+	struct hp_req_claim *cl = hp_scratch(c->mt, sizeof(*cl) * (size_t)n + sizeof(MPI_Status) * (size_t)n);
+	if (!cl)
+		return NULL;
+	for (int i = 0; i < n; i++) {
+		cl[i].r = NULL;
+		if (reqs[i] != MPI_REQUEST_NULL && hp_req_claim((uintptr_t)reqs[i], &cl[i]))
+			*any = 1;
+	}
+	return cl;
+}
+
+/* Statuses the wrapper needs even when the user ignores them. */
+static MPI_Status *statuses(struct hp_req_claim *cl, int n, MPI_Status *user)
+{
+	if (user != MPI_STATUSES_IGNORE)
+		return user;
+	return (MPI_Status *)(void *)(cl + n);
+}
+
+static void unclaim_rest(struct hp_req_claim *cl, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (cl[i].r)
+			hp_req_unclaim(&cl[i]);
+}
+
+static void finish_one(struct hp_call *c, struct hp_compl *k, struct hp_req_claim *cl, MPI_Status *st)
+{
+	hp_complete_one(c, k, cl->r, st);
+	retire(cl);
+}
+
+/* ---- the wrappers ---------------------------------------------------------------- */
+
+int hp_w_wait(struct hp_call *c, __typeof__(&PMPI_Wait) pmpi, MPI_Request *request, MPI_Status *status)
+{
+	MPI_Status lst;
+	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
+	struct hp_req_claim cl;
+	int known = *request != MPI_REQUEST_NULL && hp_req_claim((uintptr_t)*request, &cl);
+	hp_call_t1_pb(c);
+	int rc = pmpi(request, st);
+	hp_call_t2(c);
+	if (known) {
+		struct hp_compl k;
+		hp_complete_begin(c, &k);
+		if (rc == MPI_SUCCESS)
+			finish_one(c, &k, &cl, st);
+		else if (*request == MPI_REQUEST_NULL)
+			retire(&cl); /* completed in error */
+		else
+			hp_req_unclaim(&cl);
+		hp_complete_end(c, &k);
+	}
+	return rc;
+}
+
+int hp_w_test(struct hp_call *c, __typeof__(&PMPI_Test) pmpi, MPI_Request *request, int *flag,
+	      MPI_Status *status)
+{
+	MPI_Status lst;
+	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
+	struct hp_req_claim cl;
+	int known = *request != MPI_REQUEST_NULL && hp_req_claim((uintptr_t)*request, &cl);
+	hp_call_t1_pb(c);
+	int rc = pmpi(request, flag, st);
+	hp_call_t2(c);
+	if (known) {
+		struct hp_compl k;
+		hp_complete_begin(c, &k);
+		if (rc == MPI_SUCCESS && *flag)
+			finish_one(c, &k, &cl, st);
+		else if (rc != MPI_SUCCESS && *request == MPI_REQUEST_NULL)
+			retire(&cl);
+		else
+			hp_req_unclaim(&cl);
+		hp_complete_end(c, &k);
+	}
+	return rc;
+}
+
+/* After Waitall or Testall returned rc having completed all (done = 1) or,
+ * with MPI_ERR_IN_STATUS, those whose status says so. */
+static void finish_all(struct hp_call *c, struct hp_req_claim *cl, int n, MPI_Status *sts, int rc,
+		       int done)
+{
+	struct hp_compl k;
+	hp_complete_begin(c, &k);
+	for (int i = 0; i < n; i++) {
+		if (!cl[i].r)
+			continue;
+		if (rc == MPI_SUCCESS && done) {
+			finish_one(c, &k, &cl[i], &sts[i]);
+		} else if (rc == MPI_ERR_IN_STATUS && sts != MPI_STATUSES_IGNORE) {
+			if (sts[i].MPI_ERROR == MPI_SUCCESS)
+				finish_one(c, &k, &cl[i], &sts[i]);
+			else if (sts[i].MPI_ERROR == MPI_ERR_PENDING)
+				hp_req_unclaim(&cl[i]);
+			else
+				retire(&cl[i]);
+		} else {
+			hp_req_unclaim(&cl[i]);
+		}
+	}
+	hp_complete_end(c, &k);
+}
+
+int hp_w_waitall(struct hp_call *c, __typeof__(&PMPI_Waitall) pmpi, int count,
+		 MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+{
+	int any;
+	struct hp_req_claim *cl = claim_all(c, count, array_of_requests, &any);
+	if (!any) {
+		hp_call_t1_pb(c);
+		int rc = pmpi(count, array_of_requests, array_of_statuses);
+		hp_call_t2(c);
+		return rc;
+	}
+	MPI_Status *sts = statuses(cl, count, array_of_statuses);
+	hp_call_t1_pb(c);
+	int rc = pmpi(count, array_of_requests, sts);
+	hp_call_t2(c);
+	finish_all(c, cl, count, sts, rc, 1);
+	return rc;
+}
+
+int hp_w_testall(struct hp_call *c, __typeof__(&PMPI_Testall) pmpi, int count,
+		 MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
+{
+	int any;
+	struct hp_req_claim *cl = claim_all(c, count, array_of_requests, &any);
+	if (!any) {
+		hp_call_t1_pb(c);
+		int rc = pmpi(count, array_of_requests, flag, array_of_statuses);
+		hp_call_t2(c);
+		return rc;
+	}
+	MPI_Status *sts = statuses(cl, count, array_of_statuses);
+	hp_call_t1_pb(c);
+	int rc = pmpi(count, array_of_requests, flag, sts);
+	hp_call_t2(c);
+	finish_all(c, cl, count, sts, rc, rc == MPI_SUCCESS && *flag);
+	return rc;
+}
+
+/* Waitany / Testany: one completed at *index (or none). */
+static void finish_index(struct hp_call *c, struct hp_req_claim *cl, int n, int idx, MPI_Status *st,
+			 int rc)
+{
+	struct hp_compl k;
+	hp_complete_begin(c, &k);
+	for (int i = 0; i < n; i++) {
+		if (!cl[i].r)
+			continue;
+		if (i == idx && rc == MPI_SUCCESS)
+			finish_one(c, &k, &cl[i], st);
+		else if (i == idx)
+			retire(&cl[i]); /* completed in error */
+		else
+			hp_req_unclaim(&cl[i]);
+	}
+	hp_complete_end(c, &k);
+}
+
+int hp_w_waitany(struct hp_call *c, __typeof__(&PMPI_Waitany) pmpi, int count,
+		 MPI_Request array_of_requests[], int *index, MPI_Status *status)
+{
+	MPI_Status lst;
+	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
+	int any;
+	struct hp_req_claim *cl = claim_all(c, count, array_of_requests, &any);
+	hp_call_t1_pb(c);
+	int rc = pmpi(count, array_of_requests, index, st);
+	hp_call_t2(c);
+	if (any)
+		finish_index(c, cl, count, *index == MPI_UNDEFINED ? -1 : *index, st, rc);
+	return rc;
+}
+
+int hp_w_testany(struct hp_call *c, __typeof__(&PMPI_Testany) pmpi, int count,
+		 MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
+{
+	MPI_Status lst;
+	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
+	int any;
+	struct hp_req_claim *cl = claim_all(c, count, array_of_requests, &any);
+	hp_call_t1_pb(c);
+	int rc = pmpi(count, array_of_requests, index, flag, st);
+	hp_call_t2(c);
+	if (any)
+		finish_index(c, cl, count, (*flag && *index != MPI_UNDEFINED) ? *index : -1, st, rc);
+	return rc;
+}
+
+/* Waitsome and Testsome (one class: the same parameters). */
+int hp_w_waitsome(struct hp_call *c, __typeof__(&PMPI_Waitsome) pmpi, int incount,
+		  MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+		  MPI_Status array_of_statuses[])
+{
+	int any;
+	struct hp_req_claim *cl = claim_all(c, incount, array_of_requests, &any);
+	if (!any) {
+		hp_call_t1_pb(c);
+		int rc = pmpi(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+		hp_call_t2(c);
+		return rc;
+	}
+	MPI_Status *sts = statuses(cl, incount, array_of_statuses);
+	hp_call_t1_pb(c);
+	int rc = pmpi(incount, array_of_requests, outcount, array_of_indices, sts);
+	hp_call_t2(c);
+	struct hp_compl k;
+	hp_complete_begin(c, &k);
+	if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED) {
+		for (int j = 0; j < *outcount; j++) {
+			int i = array_of_indices[j];
+			if (i < 0 || i >= incount || !cl[i].r)
+				continue;
+			/* statuses are in the order of the indices */
+			if (rc == MPI_SUCCESS || sts[j].MPI_ERROR == MPI_SUCCESS)
+				finish_one(c, &k, &cl[i], &sts[j]);
+			else
+				retire(&cl[i]);
+		}
+	}
+	unclaim_rest(cl, incount);
+	hp_complete_end(c, &k);
+	return rc;
+}
+
+int hp_w_request_get_status(struct hp_call *c, __typeof__(&PMPI_Request_get_status) pmpi,
+			    MPI_Request request, int *flag, MPI_Status *status)
+{
+	MPI_Status lst;
+	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
+	struct hp_req_claim cl;
+	int known = request != MPI_REQUEST_NULL && hp_req_claim((uintptr_t)request, &cl);
+	hp_call_t1_pb(c);
+	int rc = pmpi(request, flag, st);
+	hp_call_t2(c);
+	if (known) {
+		/* the request stays: only the status the user sees is fixed */
+		int cancelled = 0;
+		if (rc == MPI_SUCCESS && *flag && status != MPI_STATUS_IGNORE && cl.r->active &&
+		    cl.r->scheme != HP_SCH_NONE &&
+		    (cl.r->kind == HP_RQ_RECV || cl.r->kind == HP_RQ_PRECV) &&
+		    st->MPI_SOURCE != MPI_PROC_NULL && PMPI_Test_cancelled(st, &cancelled) == MPI_SUCCESS &&
+		    !cancelled)
+			hp_status_fix(st);
+		hp_req_unclaim(&cl);
+	}
+	return rc;
+}
+
+/* ---- requests the user frees while active --------------------------------------- */
+
+struct orphan {
+	struct orphan *next;
+	MPI_Request req;
+	struct hp_req *r;
+};
+
+static pthread_mutex_t orphan_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct orphan *orphans;
+int hp_orphans_pending;
+
+int hp_w_request_free(struct hp_call *c, __typeof__(&PMPI_Request_free) pmpi, MPI_Request *request)
+{
+	struct hp_req_claim cl;
+	int known = *request != MPI_REQUEST_NULL && hp_req_claim((uintptr_t)*request, &cl);
+	if (known && cl.r->active && cl.r->scheme == HP_SCH_PACKED &&
+	    (cl.r->kind == HP_RQ_RECV || cl.r->kind == HP_RQ_SEND)) {
+		/* our staging buffer must outlive the request: keep it */
+		struct orphan *o = malloc(sizeof(*o));
+		if (o) {
+			hp_req_release(&cl);
+			o->req = *request;
+			o->r = cl.r;
+			pthread_mutex_lock(&orphan_lock);
+			o->next = orphans;
+			orphans = o;
+			__atomic_store_n(&hp_orphans_pending, 1, __ATOMIC_RELEASE);
+			pthread_mutex_unlock(&orphan_lock);
+			c->mt->tot.orphans++;
+			*request = MPI_REQUEST_NULL;
+			return MPI_SUCCESS;
+		}
+	}
+	hp_call_t1_pb(c);
+	int rc = pmpi(request);
+	hp_call_t2(c);
+	if (known) {
+		if (rc == MPI_SUCCESS) {
+			/* persistent, or the struct scheme whose data lands in place:
+			 * MPI completes it; our datatype may be freed now (MPI keeps
+			 * it while in use), the piggyback slot must stay */
+			struct hp_req *r = cl.r;
+			hp_req_release(&cl);
+			if (r->st_owned && r->st != MPI_DATATYPE_NULL)
+				PMPI_Type_free(&r->st);
+			if (!r->active || r->kind == HP_RQ_PSEND || r->kind == HP_RQ_PRECV)
+				hp_req_free(r);
+			/* else: an active struct-scheme request; its slot is part
+			 * of the message, so the object is left allocated */
+		} else {
+			hp_req_unclaim(&cl);
+		}
+	}
+	return rc;
+}
+
+void hp_orphans_poll(struct hp_mt *mt, int final)
+{
+	if (pthread_mutex_trylock(&orphan_lock) != 0)
+		return; /* another thread is at it */
+	struct orphan **pp = &orphans;
+	while (*pp) {
+		struct orphan *o = *pp;
+		int flag = 0;
+		MPI_Status st;
+		if (PMPI_Test(&o->req, &flag, &st) != MPI_SUCCESS)
+			flag = 1;
+		if (!flag && !final) {
+			pp = &o->next;
+			continue;
+		}
+		if (flag && o->r->kind == HP_RQ_RECV) {
+			int cancelled = 0;
+			PMPI_Test_cancelled(&st, &cancelled);
+			struct hp_pb pb;
+			uint64_t user;
+			if (!cancelled && st.MPI_SOURCE != MPI_PROC_NULL)
+				recv_done(mt, o->r, &st, &pb, &user);
+		}
+		if (flag) {
+			*pp = o->next;
+			hp_req_free(o->r);
+			free(o);
+		} else {
+			pp = &o->next; /* never completed: left to MPI_Finalize */
+		}
+	}
+	__atomic_store_n(&hp_orphans_pending, orphans != NULL, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&orphan_lock);
+}

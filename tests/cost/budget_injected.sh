@@ -1,0 +1,68 @@
+#!/bin/sh
+# tests/cost/budget_injected.sh - the overhead budget keeps the measured
+# probe time under the budget.
+#
+# Each probe pair costs an injected 400 ns (HYPROF_TEST_PROBE_DELAY_NS):
+# without a budget the probes take most of the run (checked, so this test
+# can fail); with --max-overhead 5 the probe time the sampler measures must
+# stay at or under 5% of the program's own time (within the sampling error),
+# the regulated functions must be named and their counts marked partial.
+set -u
+: "${HYPROF_BIN:?}" "${HYPROF_TEST_BIN:?}"
+BIN=$HYPROF_TEST_BIN/cost_probe_heavy
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT INT TERM
+
+command -v python3 >/dev/null || { echo "skip: python3 is needed to read the JSON report"; exit 77; }
+
+run() { # name rounds extra-options...
+	name=$1 rounds=$2
+	shift 2
+	if ! HYPROF_TEST_PROBE_DELAY_NS=400 HYPROF_QUIET=1 "$HYPROF_BIN" run --mode hybrid "$@" \
+		-o "$out/$name" -- "$BIN" "$rounds" 200 >"$out/$name.out" 2>"$out/$name.err"; then
+		echo "FAIL: hyprof run ($name) failed:"; cat "$out/$name.err"; exit 1
+	fi
+	if ! "$HYPROF_BIN" report --json "$out/$name" >"$out/$name.json" 2>"$out/$name.rerr"; then
+		echo "FAIL: hyprof report ($name) failed:"; cat "$out/$name.rerr"; exit 1
+	fi
+}
+run free 2
+run budget 20 --max-overhead 5
+
+python3 - "$out/free.json" "$out/budget.json" <<'PY'
+import json, sys
+free, bud = (json.load(open(p)) for p in sys.argv[1:3])
+b = bud["cost"].get("budget")
+if b is None:
+    print("FAIL: no budget section in the regulated run"); sys.exit(1)
+if not b["applied"]:
+    print("skip: the probes of this build do not call the budget hooks (calib/budget.h)")
+    sys.exit(77)
+fail = []
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        fail.append(what)
+cf = free["cost"]
+ff = cf["direct"] / max(cf["cpu_time"] - cf["direct"], 1e-9)
+check(ff > 0.5, "without a budget the probes cost %.0f%% of the program's time" % (100 * ff))
+c = bud["cost"]
+work = c["cpu_time"] - c["direct"]
+lo = c["direct"] - 2 * c["direct_err"]
+check(lo <= 0.05 * work,
+      "with a 5%% budget: probe time %.4f s (-2 sd %.4f s) for %.4f s of work: %.1f%% (at most 5%%)"
+      % (c["direct"], lo, work, 100 * c["direct"] / work))
+names = {r["function"] for r in b["regulated"]}
+check({"leaf_add", "leaf_mix"} <= names, "the hot leaves were regulated: %s" % sorted(names))
+true_calls = 20 * 50000
+for r in b["regulated"]:
+    if r["function"] in ("leaf_add", "leaf_mix"):
+        check(r["calls_counted"] < true_calls and r["regulated_s"] > 0,
+              "%s: %d of %d calls counted, regulated %.3f s" %
+              (r["function"], r["calls_counted"], true_calls, r["regulated_s"]))
+def partial(n):
+    return "partial" in n.get("flags", []) or any(partial(k) for k in n.get("children", []))
+tree = bud["tree"] if isinstance(bud["tree"], list) else [bud["tree"]]
+check(any(partial(t) for t in tree), "regulated call paths are flagged partial in the tree")
+sys.exit(1 if fail else 0)
+PY
