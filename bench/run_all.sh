@@ -4,7 +4,7 @@
 BUILD=${1:-build}
 BUILD=$(cd "$BUILD" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
-for area in sampler counting cost mpi critpath tools; do
+for area in core sampler counting cost mpi critpath tools; do
   if [ -x "$here/$area/run.sh" ]; then
     echo "== bench/$area =="
     "$here/$area/run.sh" "$BUILD" || echo "bench/$area: failed (exit $?)"

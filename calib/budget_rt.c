@@ -47,7 +47,10 @@ static struct {
 	double last_work, last_floor;
 	uint32_t slots_full;     /* points that could not get a slot */
 	int debug;               /* HYPROF_BUDGET_DEBUG: one log line per interval */
+	uint64_t nodes_seen;     /* probe nodes walked by the last partial marking */
 } B;
+
+static uint64_t mark(int active);
 
 /* ---- per-thread counters ---------------------------------------------- */
 
@@ -114,8 +117,10 @@ static int slot_take(uint64_t key, uint32_t index)
 	uint32_t h = hp_budget_hash(key);
 	for (int i = 0; i < HP_BUDGET_SLOTS; i++, h = (h + 1) & (HP_BUDGET_SLOTS - 1)) {
 		uint64_t k = hp_budget_tab[h].key;
-		if (k == key)
+		if (k == key) {
+			hp_budget_tab[h].index = index; /* (again after a fork) */
 			return (int)h;
+		}
 		if (k == 0) {
 			hp_budget_tab[h].off = 0;
 			hp_budget_tab[h].index = index;
@@ -268,6 +273,10 @@ void hp_budget_tick(const struct hp_cost_interval *iv)
 		double roff = hp_cpts.rate_off[i] > 0 ? hp_cpts.rate_off[i] : rate;
 		p->cost_on = iv->kappa * rate * iv->pair_s;
 		p->cost_off = roff * B.skip_pair_s;
+		/* A point with a handful of calls cannot cost anything that
+		 * matters (its first rate is only a floor over a short interval). */
+		if (hp_cpts.calls[i] + (s >= 0 ? tot[s] : 0) < 100)
+			p->cost_on = p->cost_off = 0;
 		if (p->cost_off > p->cost_on)
 			p->cost_off = p->cost_on;
 	}
@@ -327,8 +336,12 @@ void hp_budget_tick(const struct hp_cost_interval *iv)
 	if (armed)
 		__atomic_store_n(&hp_budget_used, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&hp_budget_armed, armed, __ATOMIC_RELEASE);
-	if (__atomic_load_n(&hp_budget_used, __ATOMIC_RELAXED))
-		hp_budget_mark_partial();
+	/* Partial marks walk every probe node: every interval for trees of
+	 * up to 20,000 nodes, every 10th (0.5 s) for larger ones.  The runtime
+	 * marks once more before it writes the threads' trees. */
+	if (__atomic_load_n(&hp_budget_used, __ATOMIC_RELAXED) &&
+	    (B.nodes_seen < 20000 || B.ticks % 10 == 1))
+		B.nodes_seen = mark(B.wired);
 }
 
 /* ---- partial call paths --------------------------------------------------- */
@@ -349,8 +362,16 @@ static int point_skips(uint64_t key, uint64_t *skipped, uint64_t *calls)
 
 void hp_budget_mark_partial(void)
 {
-	if (!B.active)
-		return;
+	if (B.active && __atomic_load_n(&hp_budget_used, __ATOMIC_RELAXED))
+		mark(1);
+}
+
+/* Returns the number of nodes walked. */
+static uint64_t mark(int active)
+{
+	uint64_t walked = 0;
+	if (!active)
+		return 0;
 	for (struct hp_thread *t = __atomic_load_n(&hp_rt.threads, __ATOMIC_ACQUIRE); t; t = t->next) {
 		struct cct *tr = &t->probe;
 		if (!tr->nodes)
@@ -358,6 +379,7 @@ void hp_budget_mark_partial(void)
 		uint32_t n = __atomic_load_n(&tr->n, __ATOMIC_ACQUIRE);
 		if (n > tr->cap)
 			n = tr->cap;
+		walked += n;
 		/* Parents come before children: one pass propagates the flag and
 		 * the missed fraction down the regulated subtrees. */
 		for (uint32_t i = 1; i < n; i++) {
@@ -381,6 +403,7 @@ void hp_budget_mark_partial(void)
 			nd->skipped = (uint64_t)llround(ratio * (double)nd->calls);
 		}
 	}
+	return walked;
 }
 
 /* ---- fork ----------------------------------------------------------------- */

@@ -171,16 +171,15 @@ static NOINSTR __attribute__((noinline)) void null_bare(void)
 	__asm__ volatile("");
 }
 
-/* The probes are reached through pointers read from memory, as an
- * instrumented program reaches them through its PLT (jmp *GOT). */
-static void (*volatile probe_enter)(void *, void *) = hp_calib_probe_enter;
-static void (*volatile probe_exit)(void *, void *) = hp_calib_probe_exit;
-
+/* A null function instrumented the way -finstrument-functions does it:
+ * the probes are called through the PLT (hp_calib_probe_* are exported),
+ * with the function's address and its return address. */
 static NOINSTR __attribute__((noinline)) void null_probed(void)
 {
-	probe_enter((void *)null_probed, __builtin_return_address(0));
+	hp_calib_probe_enter((void *)null_probed, __builtin_return_address(0));
 	__asm__ volatile("");
-	probe_exit((void *)null_probed, __builtin_return_address(0));
+	hp_calib_probe_exit((void *)null_probed, __builtin_return_address(0));
+	__asm__ volatile(""); /* a call and a return, as instrumented code has: no tail call */
 }
 
 /* Called through a pointer read from memory, as a program reaches the real
@@ -233,7 +232,7 @@ struct trials {
 static int probe_trials(struct hp_thread *t, int mode, struct trials tr, double timer_cyc,
 			double ns_per_cyc, double *pair, double *di)
 {
-	hp_calib_mode = mode;
+	hp_calib_mode = hp_probe_mode_word(mode);
 	fn_probed(); /* warm: insert the node, touch the lines */
 	fn_bare();
 	uint32_t node = private_node(t);
@@ -338,8 +337,7 @@ int hp_calib_measure(struct hp_calib *out, int full)
 	}
 	int rc = hp_counting_thread_init(t);
 	if (rc == 0) {
-		struct hp_thread *saved = hp_calib_thread;
-		hp_calib_thread = t;
+		struct hp_thread *saved = hp_probe_swap_self(t);
 		probe_trials(t, HP_PM_COUNT, tr, timer_cyc.median, ns_per_cyc, a, NULL);
 		c.count_probe = hp_dist_of(a, tr.n);
 		probe_trials(t, HP_PM_TIMED, tr, timer_cyc.median, ns_per_cyc, a, b);
@@ -349,8 +347,8 @@ int hp_calib_measure(struct hp_calib *out, int full)
 			a[i] = a[i] > b[i] ? a[i] - b[i] : 0;
 		c.de = hp_dist_of(a, tr.n);
 		c.di = hp_dist_of(b, tr.n);
-		hp_calib_thread = saved;
-		munmap(t->stack, HP_STACK_MAX * sizeof(struct hp_frame));
+		hp_probe_swap_self(saved);
+		hp_probe_mem_unmap(t);
 		cct__destroy(&t->probe);
 	}
 	munmap(t, sizeof(*t));

@@ -1,22 +1,40 @@
 /* counting/comp.h - local overhead compensation and recursion folding: the
  * pure arithmetic, factored out of the probes so it can be tested with
- * tables (tests/counting/test_comp.c) and shared by the calibration.
+ * tables (tests/counting/test_probe_unit.c) and shared by the calibration.
  *
  * Model (ALGORITHMS.md section 2, Malony & Shende 2004), all in TSC cycles:
  *   Di   the part of a call's own timed probe pair that lies inside its own
  *        measured interval [t_enter, t_exit];
  *   F    the full cost of one timed probe pair as seen from an enclosing
  *        interval (everything from the call of the enter probe to the return
- *        of the exit probe, for a null function); De = F - Di is the part a
- *        parent sees in its exclusive time for each direct child.
- *   S    sampler cost that ran inside the interval (handler cycles measured
- *        by the handler, plus a per-sample kernel delivery estimate).
+ *        of the exit probe, for a null function, over the same function
+ *        without probes); De = F - Di is the part a parent sees in its
+ *        exclusive time for each direct child.
+ *   S    sampler cost that ran inside the interval: the handler cycles the
+ *        sample handler measured (t->handler_cycles grew by h), plus the
+ *        part outside the handler (signal delivery and return) estimated as
+ *        k per handled signal, the number of signals being h over the
+ *        thread's mean handler cycles per signal (hp_comp_sampler()).  The
+ *        probes keep one snapshot per frame (handler_at) for this: a second
+ *        one of the sample count cost 0.13x two TSC reads per timed pair
+ *        (bench/counting), more than the whole compensation arithmetic.
  * For one call with raw inclusive time R, n descendant probe pairs run
  * inside it, and its direct children's compensated inclusive sum C:
- *   incl_comp = max(0, R - Di - n*F - S)
- *   excl_comp = max(0, incl_comp - C)
+ *   incl_comp = R - Di - n*F - S
+ *   excl_comp = incl_comp - C
  * which gives excl_comp = R_excl - Di - L*De - S_excl for L direct children,
  * the exclusive inflation of the paper's model.
+ *
+ * Clamping.  Per call these values are signed and are *not* clamped: a
+ * tiny function's compensated time is its body (a few cycles) plus the
+ * jitter of two unserialised TSC reads (tens of cycles), so clamping each
+ * call at 0 would add the positive half of that jitter to every call (and
+ * take it from the caller's exclusive time).  The signed values are summed
+ * into the node, and the node's running total is what is clamped at 0:
+ * a clamp is counted each time a call would drive the node's compensated
+ * total below zero (a node whose probes cost more than its body on
+ * average).  Parents receive their children's unclamped values, so
+ * excl_comp keeps the exact identity above.
  *
  * Signal-safe: everything here (pure functions).
  */
@@ -39,37 +57,49 @@ struct hp_comp_call {
 	uint64_t raw_incl;       /* t_exit - t_enter */
 	uint64_t inside;         /* descendant probe pairs entered in the interval */
 	uint64_t child_raw;      /* sum of direct children's raw inclusive */
-	uint64_t child_comp;     /* sum of direct children's compensated inclusive */
-	uint64_t handler;        /* sample-handler cycles inside the interval */
-	uint64_t samples;        /* samples taken inside the interval */
+	int64_t child_comp;      /* sum of direct children's compensated inclusive (signed) */
+	uint64_t sampler;        /* sampler cost inside the interval (hp_comp_sampler()) */
 };
 
 struct hp_comp_result {
-	uint64_t incl, excl;           /* raw */
-	uint64_t incl_comp, excl_comp; /* compensated */
-	int clamped;                   /* 1 if either value was clamped at 0 */
+	uint64_t incl, excl;         /* raw (excl 0 when the children's sum exceeds incl) */
+	int64_t incl_comp, excl_comp; /* compensated, signed, not clamped */
 };
 
 static inline struct hp_comp_result hp_comp_call(const struct hp_comp_costs *c,
 						 const struct hp_comp_call *k)
 {
-	struct hp_comp_result r = {0, 0, 0, 0, 0};
+	struct hp_comp_result r;
 	r.incl = k->raw_incl;
 	r.excl = k->raw_incl > k->child_raw ? k->raw_incl - k->child_raw : 0;
-	uint64_t remove = c->di + k->inside * c->pair + k->handler + k->samples * c->sample_kernel;
-	if (k->raw_incl >= remove) {
-		r.incl_comp = k->raw_incl - remove;
-	} else {
-		r.incl_comp = 0;
-		r.clamped = 1;
-	}
-	if (r.incl_comp >= k->child_comp) {
-		r.excl_comp = r.incl_comp - k->child_comp;
-	} else {
-		r.excl_comp = 0;
-		r.clamped = 1;
-	}
+	uint64_t remove = c->di + k->inside * c->pair + k->sampler;
+	r.incl_comp = (int64_t)(k->raw_incl - remove);
+	r.excl_comp = (int64_t)((uint64_t)r.incl_comp - (uint64_t)k->child_comp);
 	return r;
+}
+
+/* Sampler cost of an interval in which the handler ran h cycles, on a
+ * thread whose handler ran hcyc_total cycles over nsig signals so far:
+ * h plus k per signal, the signals counted as h / (hcyc_total / nsig).
+ * (Rare path: only when a sample landed inside the interval.) */
+static inline uint64_t hp_comp_sampler(uint64_t h, uint64_t k, uint64_t nsig, uint64_t hcyc_total)
+{
+	if (!h || !k || !nsig || !hcyc_total)
+		return h;
+	return h + (uint64_t)((double)h * (double)nsig / (double)hcyc_total * (double)k + 0.5);
+}
+
+/* Add a signed per-call value to a node's running compensated total,
+ * clamping the total at 0 (then *clamped is set to 1: the caller counts
+ * one clamp per call, whether incl, excl or both were clamped). */
+static inline uint64_t hp_comp_accum(uint64_t total, int64_t v, int *clamped)
+{
+	int64_t s = (int64_t)(total + (uint64_t)v);
+	if (__builtin_expect(s < 0, 0)) {
+		*clamped = 1;
+		return 0;
+	}
+	return (uint64_t)s;
 }
 
 /* Recursion folding: the outermost node on the path from `from` up to the

@@ -6,6 +6,7 @@
  * hp_counting_thread_flush() run from the profile writer: signal-safe.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -32,8 +33,7 @@ static void setup_costs(int pmode)
 		      : pmode == HP_PM_COUNT ? hp_calib.count_probe.median
 					     : 0;
 	uint64_t pc = round_u64(ns_to_cycles(pair));
-	hp_probe_g.cost_enter = pc / 2;
-	hp_probe_g.cost_exit = pc - pc / 2;
+	hp_probe_g.cost_pair = pc;
 	memset(&hp_probe_g.comp, 0, sizeof(hp_probe_g.comp));
 	if (pmode == HP_PM_TIMED && hp_rt.cfg.compensate != HP_COMP_NONE) {
 		hp_probe_g.comp.di = round_u64(ns_to_cycles(hp_calib.di.median));
@@ -44,6 +44,18 @@ static void setup_costs(int pmode)
 }
 
 static int hp_counting_write(struct hp_writer *w, void *arg);
+
+/* Fork child: runtime/thread.c resets the forking thread's probe tree (its
+ * node indices are reused), so the child cache must forget them.  Runs
+ * before thread.c's handler (registered earlier); the order does not
+ * matter, the cache is only filled by probes. */
+static void counting_fork_child(void)
+{
+	struct hp_thread *t = hp_probe_swap_self(NULL);
+	hp_probe_swap_self(t);
+	if (t)
+		hp_probe_cache_clear(t);
+}
 
 int hp_counting_init(void)
 {
@@ -65,7 +77,9 @@ int hp_counting_init(void)
 	}
 	hp_register_section_writer(hp_counting_write, NULL);
 	hp_register_section_writer(hp_regions_write, NULL);
-	__atomic_store_n(&hp_probe_g.mode, pmode, __ATOMIC_RELEASE);
+	if (pmode != HP_PM_OFF && pthread_atfork(NULL, NULL, counting_fork_child) != 0)
+		hp_log("pthread_atfork failed: probes in a forked child may count under wrong call paths");
+	__atomic_store_n(&hp_probe_g.mode, hp_probe_mode_word(pmode), __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -79,14 +93,7 @@ int hp_counting_thread_init(struct hp_thread *t)
 		if (rc)
 			return rc;
 	}
-	void *s = mmap(NULL, HP_STACK_MAX * sizeof(struct hp_frame), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (s == MAP_FAILED)
-		return -errno;
-	t->probe_cur = CCT_ROOT;
-	t->sp = 0;
-	__atomic_store_n(&t->stack, (struct hp_frame *)s, __ATOMIC_RELEASE);
-	return 0;
+	return hp_probe_mem_map(t);
 }
 
 void hp_counting_thread_flush(struct hp_thread *t)
@@ -95,7 +102,7 @@ void hp_counting_thread_flush(struct hp_thread *t)
 		return;
 	uint32_t sp = t->sp > HP_STACK_MAX ? HP_STACK_MAX : t->sp;
 	t->sp = sp;
-	if (hp_probe_g.mode == HP_PM_TIMED) {
+	if ((hp_probe_g.mode & HP_PM_MASK) == HP_PM_TIMED) {
 		uint64_t now = hp_rdtsc();
 		while (t->sp > 0)
 			hp_probe_pop(t, t->sp - 1, 1, now);
@@ -159,7 +166,7 @@ static int hp_counting_write(struct hp_writer *w, void *arg)
 	}
 	char mode[64];
 	hp_counting_mode_effective(mode, sizeof(mode));
-	int timed = hp_probe_g.mode == HP_PM_TIMED ||
+	int timed = (hp_probe_g.mode & HP_PM_MASK) == HP_PM_TIMED ||
 		    (hp_rt.cfg.mode == HP_MODE_MEASURED && probes);
 	int rc = hp_writer_begin(w, HP_SEC_COUNTING);
 	rc = rc ? rc : hp_writer_kv_str(w, "mode_requested", hp_mode_name(hp_rt.cfg.mode));
@@ -190,8 +197,7 @@ static int hp_counting_write(struct hp_writer *w, void *arg)
 	rc = rc ? rc : hp_writer_kv_u64(w, "comp.removed_cycles", removed);
 	rc = rc ? rc : hp_writer_kv_f64(w, "comp.removed_s", hp_cycles_to_s(removed));
 	rc = rc ? rc : hp_writer_kv_u64(w, "comp.clamped", clamped);
-	rc = rc ? rc : hp_writer_kv_u64(w, "cost.enter_cycles", hp_probe_g.cost_enter);
-	rc = rc ? rc : hp_writer_kv_u64(w, "cost.exit_cycles", hp_probe_g.cost_exit);
+	rc = rc ? rc : hp_writer_kv_u64(w, "cost.pair_cycles", hp_probe_g.cost_pair);
 	rc = rc ? rc : hp_writer_kv_f64(w, "tsc_hz", hp_calib.tsc_hz);
 	return rc ? rc : hp_writer_end(w);
 }

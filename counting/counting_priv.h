@@ -19,13 +19,18 @@ struct hp_writer;
 HP_HIDDEN void hp_probe_setup_delay(double tsc_hz);
 
 /* Calibration entry points: the bodies of the public probes, byte for byte
- * the same code (one macro), but on the private thread state
- * hp_calib_thread and in the mode hp_calib_mode, so calibration never
- * touches the profile.  The TLS lookup of the real probes is still done. */
-HP_HIDDEN extern struct hp_thread *hp_calib_thread;
+ * the same code (one macro), but dispatched on the mode word hp_calib_mode
+ * (set it with hp_probe_mode_word()), so calibration can run count and
+ * timed pairs whatever mode the program runs in.  Exported (default
+ * visibility) so calibration reaches them through the PLT, like a program
+ * reaches the public probes. */
 HP_HIDDEN extern volatile int hp_calib_mode;
-HP_HIDDEN void hp_calib_probe_enter(void *fn, void *site);
-HP_HIDDEN void hp_calib_probe_exit(void *fn, void *site);
+void hp_calib_probe_enter(void *fn, void *site);
+void hp_calib_probe_exit(void *fn, void *site);
+/* Point the calling thread's probe state at `t` (calibration's private
+ * state) and return the previous one.  Probes on this thread then count
+ * into `t`; nothing else (sampler, other threads) is affected. */
+HP_HIDDEN struct hp_thread *hp_probe_swap_self(struct hp_thread *t);
 
 /* ---- filter.c ----------------------------------------------------------- */
 struct hp_filter_ent {

@@ -16,6 +16,11 @@
  * also read the TSC as late as possible at entry and as early as possible
  * at exit, and compensate each call (counting/comp.h).
  */
+/* No SLP vectorisation in the probes: GCC would pack adjacent 32-bit
+ * fields (probe_cur and sp, node and prev) through xmm registers, which
+ * puts a cross-domain move on the load -> compare chain of the hot path. */
+#pragma GCC optimize("no-tree-slp-vectorize")
+
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -31,13 +36,27 @@
 #define PROBE_STATIC HP_PROBE_TEXT __attribute__((no_instrument_function))
 #define NOINSTR __attribute__((no_instrument_function))
 
-struct hp_thread *hp_calib_thread;
 volatile int hp_calib_mode;
+
+/* The calling thread's state for the probes: set at the thread's first
+ * probe, once its probe memory is mapped, and never cleared (the state
+ * outlives the thread).  It is the same struct as runtime/thread.c's
+ * hp_thread_self(), read here as one initial-exec TLS load with no call;
+ * NULL means "not set up yet": the general path sets it up.  Calibration
+ * points it at a private state for the duration of its trials. */
+static __thread struct hp_thread *probe_self __attribute__((tls_model("initial-exec")));
 
 /* Recursion guard of the slow thread lookup: hp_thread_get() may call code
  * the program instrumented (an instrumented malloc, say); a probe entered
  * from there must not try to create the thread state again. */
 static __thread int probe_in_slow __attribute__((tls_model("initial-exec")));
+
+struct hp_thread *hp_probe_swap_self(struct hp_thread *t)
+{
+	struct hp_thread *old = probe_self;
+	probe_self = t;
+	return old;
+}
 
 void hp_probe_setup_delay(double tsc_hz)
 {
@@ -54,19 +73,23 @@ void hp_probe_setup_delay(double tsc_hz)
 		hp_probe_g.slow &= ~(uint32_t)HP_PS_DELAY;
 }
 
-/* The thread state when the fast lookup found none or found one without a
- * probe tree: create it (a thread the runtime did not see start, a probe
- * before the thread's set-up) or give up (before init, during teardown, or
- * re-entered from hp_thread_get()). */
-static NOINSTR __attribute__((noinline)) struct hp_thread *probe_thread_slow(struct hp_thread *t)
+/* The thread state when probe_self is not set: find or create it (a thread
+ * the runtime did not see start, a probe before the thread's set-up) and
+ * cache it, or give up (before init, during teardown, or re-entered from
+ * hp_thread_get()). */
+static NOINSTR __attribute__((noinline)) struct hp_thread *probe_thread_slow(void)
 {
+	struct hp_thread *t = probe_self;
+	if (t)
+		return t;
 	if (probe_in_slow || !hp_rt.initialized)
 		return NULL;
 	probe_in_slow = 1;
-	if (!t)
-		t = hp_thread_get();
+	t = hp_thread_get();
 	if (t && (t->exited || (!t->stack && hp_counting_thread_init(t) != 0)))
 		t = NULL;
+	if (t)
+		probe_self = t;
 	probe_in_slow = 0;
 	return t;
 }
@@ -90,93 +113,127 @@ static inline __attribute__((always_inline)) int enter_slow_features(struct hp_t
 	return 0;
 }
 
-/* The one body of every function probe (public and calibration).  The
- * public functions test the mode and tail-call a body specialised for it,
- * so the off path (sampled mode) is one load, one predictable branch and a
- * return, with no register saved. */
-#define ENTER_BODY(M, GET_THREAD, KEY, KIND)                                                    \
-	struct hp_thread *t_ = hp_thread_self();                                                \
-	GET_THREAD;                                                                             \
-	if (HP_UNLIKELY(!t_ || !t_->stack)) {                                                   \
-		t_ = probe_thread_slow(t_);                                                     \
-		if (!t_)                                                                        \
+/* ---- function probes ---------------------------------------------------
+ *
+ * Each public probe reads the mode word once.  Off: return (one load, one
+ * predictable branch).  Count or timed with the thread set up and the
+ * cached child matching: the inline fast path, which makes no call (the
+ * other cases leave by a tail call to a general body below, so the fast
+ * path saves no register).  Everything else (cache miss, stack overflow,
+ * exit mismatch, thread set-up, filter, injected delay) goes through the
+ * general bodies, which handle every case.
+ */
+
+/* General bodies, one per mode and direction (noinline: the fast paths
+ * tail-call them). */
+#define GENERAL_ENTER(NAME, M)                                                                  \
+	static PROBE_STATIC __attribute__((noinline)) void NAME(uint64_t key, uint32_t kind)    \
+	{                                                                                       \
+		struct hp_thread *t = probe_self;                                               \
+		if (HP_UNLIKELY(!t) && !(t = probe_thread_slow()))                              \
 			return;                                                                 \
-	}                                                                                       \
-	if (HP_UNLIKELY(hp_probe_g.slow) && enter_slow_features(t_, (KEY), (KIND)))             \
-		return;                                                                         \
-	hp_probe_enter_t(t_, (KEY), (KIND), (M) == HP_PM_TIMED);
-
-#define EXIT_BODY(M, GET_THREAD, KEY)                                                           \
-	uint64_t now_ = (M) == HP_PM_TIMED ? hp_rdtsc() : 0; /* first */                        \
-	struct hp_thread *t_ = hp_thread_self();                                                \
-	GET_THREAD;                                                                             \
-	if (HP_UNLIKELY(!t_ || !t_->stack)) {                                                   \
-		t_ = probe_thread_slow(t_);                                                     \
-		if (!t_)                                                                        \
+		if (HP_UNLIKELY(hp_probe_g.slow) && enter_slow_features(t, key, kind))          \
 			return;                                                                 \
-	}                                                                                       \
-	if (HP_UNLIKELY(hp_probe_g.slow & HP_PS_FILTER) && hp_filter_find(KEY))                 \
-		return;                                                                         \
-	hp_probe_exit_t(t_, (KEY), (M) == HP_PM_TIMED, now_);                                   \
-	if (HP_UNLIKELY(hp_probe_g.slow & HP_PS_DELAY))                                         \
-		hp_probe_spin(hp_probe_g.delay_exit);
-
-#define CALIB_THREAD                                                                            \
-	__asm__ volatile("" : : "r"(t_));                                                       \
-	t_ = hp_calib_thread
-
-/* Specialised bodies: function probes count/timed, public/calibration. */
-#define DEFINE_BODIES(SUFFIX, GET_THREAD)                                                       \
-	static PROBE_STATIC void enter_count##SUFFIX(void *fn)                                  \
-	{                                                                                       \
-		ENTER_BODY(HP_PM_COUNT, GET_THREAD, (uint64_t)(uintptr_t)fn, CCT_F_PROBE)       \
-	}                                                                                       \
-	static PROBE_STATIC void enter_timed##SUFFIX(void *fn)                                  \
-	{                                                                                       \
-		ENTER_BODY(HP_PM_TIMED, GET_THREAD, (uint64_t)(uintptr_t)fn, CCT_F_PROBE)       \
-	}                                                                                       \
-	static PROBE_STATIC void exit_count##SUFFIX(void *fn)                                   \
-	{                                                                                       \
-		EXIT_BODY(HP_PM_COUNT, GET_THREAD, (uint64_t)(uintptr_t)fn)                     \
-	}                                                                                       \
-	static PROBE_STATIC void exit_timed##SUFFIX(void *fn)                                   \
-	{                                                                                       \
-		EXIT_BODY(HP_PM_TIMED, GET_THREAD, (uint64_t)(uintptr_t)fn)                     \
+		hp_probe_enter_t(t, key, kind, (M) == HP_PM_TIMED);                             \
 	}
+#define GENERAL_EXIT(NAME, M)                                                                   \
+	static PROBE_STATIC __attribute__((noinline)) void NAME(uint64_t key, uint64_t now)     \
+	{                                                                                       \
+		struct hp_thread *t = probe_self;                                               \
+		if (HP_UNLIKELY(!t) && !(t = probe_thread_slow()))                              \
+			return;                                                                 \
+		if (HP_UNLIKELY(hp_probe_g.slow & HP_PS_FILTER) && hp_filter_find(key))         \
+			return;                                                                 \
+		hp_probe_exit_t(t, key, (M) == HP_PM_TIMED, now);                               \
+		if (HP_UNLIKELY(hp_probe_g.slow & HP_PS_DELAY))                                 \
+			hp_probe_spin(hp_probe_g.delay_exit);                                   \
+	}
+GENERAL_ENTER(enter_count_general, HP_PM_COUNT)
+GENERAL_ENTER(enter_timed_general, HP_PM_TIMED)
+GENERAL_EXIT(exit_count_general, HP_PM_COUNT)
+GENERAL_EXIT(exit_timed_general, HP_PM_TIMED)
 
-DEFINE_BODIES(, (void)0)
-DEFINE_BODIES(_calib, CALIB_THREAD)
+/* Timed fast paths in their own functions (the count path stays free of
+ * the registers they need). */
+static PROBE_STATIC __attribute__((noinline)) void enter_timed(uint64_t key)
+{
+	struct hp_thread *t = probe_self;
+	if (HP_LIKELY(t) && hp_probe_enter_hit(t, key, 1))
+		return;
+	enter_timed_general(key, CCT_F_PROBE);
+}
 
-#define DISPATCH(MODE, KIND, SUFFIX, FN)                                                        \
-	int m_ = (MODE);                                                                        \
+static PROBE_STATIC __attribute__((noinline)) void exit_timed(uint64_t key)
+{
+	uint64_t now = hp_rdtsc(); /* first */
+	struct hp_thread *t = probe_self;
+	if (HP_LIKELY(t) && hp_probe_exit_hit(t, key, 1, now))
+		return;
+	exit_timed_general(key, now);
+}
+
+/* The mode word M is dispatched: the count fast path inline, the rest by
+ * tail calls. */
+#define DISPATCH_ENTER(M, KEY)                                                                  \
+	int m_ = (M);                                                                           \
 	if (HP_LIKELY(m_ == HP_PM_OFF))                                                         \
 		return;                                                                         \
-	if (m_ == HP_PM_TIMED)                                                                  \
-		KIND##_timed##SUFFIX(FN);                                                       \
-	else                                                                                    \
-		KIND##_count##SUFFIX(FN);
+	if (HP_LIKELY(m_ == HP_PM_COUNT)) {                                                     \
+		struct hp_thread *t_ = probe_self;                                              \
+		if (HP_LIKELY(t_) && hp_probe_enter_hit(t_, (KEY), 0))                          \
+			return;                                                                 \
+		enter_count_general((KEY), CCT_F_PROBE);                                        \
+	} else if (m_ == HP_PM_TIMED) {                                                         \
+		enter_timed(KEY);                                                               \
+	} else if ((m_ & HP_PM_MASK) == HP_PM_TIMED) {                                          \
+		enter_timed_general((KEY), CCT_F_PROBE);                                        \
+	} else {                                                                                \
+		enter_count_general((KEY), CCT_F_PROBE);                                        \
+	}
+
+#define DISPATCH_EXIT(M, KEY)                                                                   \
+	int m_ = (M);                                                                           \
+	if (HP_LIKELY(m_ == HP_PM_OFF))                                                         \
+		return;                                                                         \
+	if (HP_LIKELY(m_ == HP_PM_COUNT)) {                                                     \
+		struct hp_thread *t_ = probe_self;                                              \
+		if (HP_LIKELY(t_) && hp_probe_exit_hit(t_, (KEY), 0, 0))                        \
+			return;                                                                 \
+		exit_count_general((KEY), 0);                                                   \
+	} else if (m_ == HP_PM_TIMED) {                                                         \
+		exit_timed(KEY);                                                                \
+	} else if ((m_ & HP_PM_MASK) == HP_PM_TIMED) {                                          \
+		exit_timed_general((KEY), hp_rdtsc());                                          \
+	} else {                                                                                \
+		exit_count_general((KEY), 0);                                                   \
+	}
 
 PROBE void __cyg_profile_func_enter(void *fn, void *site)
 {
-	DISPATCH(hp_probe_g.mode, enter, , fn)
+	(void)site;
+	DISPATCH_ENTER(hp_probe_g.mode, (uint64_t)(uintptr_t)fn)
 }
 
 PROBE void __cyg_profile_func_exit(void *fn, void *site)
 {
-	DISPATCH(hp_probe_g.mode, exit, , fn)
+	(void)site;
+	DISPATCH_EXIT(hp_probe_g.mode, (uint64_t)(uintptr_t)fn)
 }
 
-/* Calibration: the same code on the private state (the TLS lookup is kept;
- * its result is discarded through an empty asm so it is not optimised
- * away). */
-PROBE_HIDDEN void hp_calib_probe_enter(void *fn, void *site)
+/* Calibration: the same code with the mode word hp_calib_mode (the thread
+ * is whatever probe_self points at: calibration swaps in a private state).
+ * Exported so that calibration calls them through the PLT, as a program
+ * calls the public probes. */
+PROBE void hp_calib_probe_enter(void *fn, void *site)
 {
-	DISPATCH(hp_calib_mode, enter, _calib, fn)
+	(void)site;
+	DISPATCH_ENTER(hp_calib_mode, (uint64_t)(uintptr_t)fn)
 }
 
-PROBE_HIDDEN void hp_calib_probe_exit(void *fn, void *site)
+PROBE void hp_calib_probe_exit(void *fn, void *site)
 {
-	DISPATCH(hp_calib_mode, exit, _calib, fn)
+	(void)site;
+	DISPATCH_EXIT(hp_calib_mode, (uint64_t)(uintptr_t)fn)
 }
 
 /* ---- region API (include/hyprof.h) ------------------------------------ */
@@ -215,11 +272,10 @@ static inline __attribute__((always_inline)) void region_enter(int m, uint32_t i
 		region_excluded_hit(id);
 		return;
 	}
-	if (m == HP_PM_TIMED) {
-		ENTER_BODY(HP_PM_TIMED, (void)0, (uint64_t)id, CCT_F_REGION)
-	} else {
-		ENTER_BODY(HP_PM_COUNT, (void)0, (uint64_t)id, CCT_F_REGION)
-	}
+	if ((m & HP_PM_MASK) == HP_PM_TIMED)
+		enter_timed_general((uint64_t)id, CCT_F_REGION);
+	else
+		enter_count_general((uint64_t)id, CCT_F_REGION);
 }
 
 /* The region frame to close for an end of name `nid`: the top frame when it
@@ -243,19 +299,17 @@ static inline __attribute__((always_inline)) void region_exit(int m, uint32_t ni
 {
 	if (HP_UNLIKELY(nid & SITE_EXCLUDED))
 		return;
-	uint64_t now = m == HP_PM_TIMED ? hp_rdtsc() : 0;
-	struct hp_thread *t = hp_thread_self();
-	if (HP_UNLIKELY(!t || !t->stack)) {
-		t = probe_thread_slow(t);
-		if (!t)
-			return;
-	}
+	int timed = (m & HP_PM_MASK) == HP_PM_TIMED;
+	uint64_t now = timed ? hp_rdtsc() : 0;
+	struct hp_thread *t = probe_self;
+	if (HP_UNLIKELY(!t) && !(t = probe_thread_slow()))
+		return;
 	uint64_t key = region_frame_key(t, nid);
 	if (HP_UNLIKELY(key == ~(uint64_t)0)) {
 		t->exit_mismatch++; /* no such region open */
 		return;
 	}
-	if (m == HP_PM_TIMED)
+	if (timed)
 		hp_probe_exit_t(t, key, 1, now);
 	else
 		hp_probe_exit_t(t, key, 0, 0);
@@ -345,5 +399,5 @@ PROBE void hyprof_region_end(const char *name)
  * it runs under.)  Returns the mode: 0 sampled/off, 1 hybrid, 2 measured. */
 PROBE int hyprof_active(void)
 {
-	return hp_probe_g.mode;
+	return hp_probe_g.mode & HP_PM_MASK;
 }

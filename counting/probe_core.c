@@ -6,11 +6,51 @@
  *
  * Probe context: no malloc, no locks, no stdio.
  */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
 #include "counting/probe_impl.h"
 
 #define NOINSTR __attribute__((no_instrument_function))
 
 struct hp_probe_globals hp_probe_g;
+
+/* ---- per-thread probe memory ------------------------------------------ */
+
+static size_t mem_len(uint32_t cap)
+{
+	size_t len = (HP_STACK_MAX + 1) * sizeof(struct hp_frame) + (size_t)cap * sizeof(uint32_t);
+	return (len + 4095) & ~(size_t)4095;
+}
+
+int hp_probe_mem_map(struct hp_thread *t)
+{
+	/* MAP_NORESERVE: the deep frames and the cache entries of nodes never
+	 * entered cost nothing. */
+	void *m = mmap(NULL, mem_len(t->probe.cap), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	t->probe_cur = CCT_ROOT;
+	t->sp = 0;
+	__atomic_store_n(&t->stack, (struct hp_frame *)m + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void hp_probe_mem_unmap(struct hp_thread *t)
+{
+	if (!t->stack)
+		return;
+	munmap(t->stack - 1, mem_len(t->probe.cap));
+	t->stack = NULL;
+}
+
+void hp_probe_cache_clear(struct hp_thread *t)
+{
+	if (t->stack)
+		memset(hp_probe_cache(t->stack), 0, (size_t)t->probe.cap * sizeof(uint32_t));
+}
 
 NOINSTR void hp_probe_spin(uint64_t cycles)
 {
@@ -43,13 +83,16 @@ uint32_t hp_probe_child_slow(struct hp_thread *t, uint32_t cur, uint64_t key, ui
 			n->target = anc;
 			n->flags |= kind | CCT_F_REDIRECT;
 			tr->nodes[anc].flags |= CCT_F_FOLDED;
-			return anc;
+			c = anc;
+		} else {
+			n->flags |= kind;
 		}
-		n->flags |= kind;
-		return c;
+	} else if (n->flags & CCT_F_REDIRECT) {
+		c = n->target;
 	}
-	if (n->flags & CCT_F_REDIRECT)
-		return n->target;
+	/* The resolved node has the key entered (a fold target has the same
+	 * key), so the next entry of `key` from `cur` hits the cache. */
+	hp_probe_cache(t->stack)[cur] = c;
 	return c;
 }
 
@@ -67,6 +110,8 @@ void hp_probe_enter_overflow(struct hp_thread *t, uint64_t key, uint32_t kind)
 	t->probe.nodes[cur].flags |= CCT_F_TRUNCATED;
 	t->probe_events++;
 	t->sp++;
+	t->overhead += hp_probe_g.cost_pair;
+	t->delay += hp_probe_g.cost_pair;
 }
 
 void hp_probe_exit_slow(struct hp_thread *t, uint64_t key, int timed, uint64_t now)
@@ -96,7 +141,5 @@ void hp_probe_exit_slow(struct hp_thread *t, uint64_t key, int timed, uint64_t n
 		else
 			hp_probe_pop(t, (uint32_t)i, 0, now);
 	}
-	t->overhead += hp_probe_g.cost_exit;
-	t->delay += hp_probe_g.cost_exit;
 }
 

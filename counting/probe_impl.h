@@ -2,10 +2,25 @@
  * calib/ (and the unit tests, which drive it with synthetic timestamps).
  *
  * Probe context: no malloc, no locks, no stdio on these paths; the only
- * memory touched is the calling thread's probe tree and shadow stack, both
- * mapped by hp_counting_thread_init().  A sample handler may interrupt any
- * line: it only reads t->probe_cur and adds to that node's sample fields,
- * which no probe writes.
+ * memory touched is the calling thread's probe tree and probe memory (shadow
+ * stack and child cache), both mapped by hp_counting_thread_init().  A
+ * sample handler may interrupt any line: it only reads t->probe_cur and adds
+ * to that node's sample fields, which no probe writes.
+ *
+ * Per-thread probe memory (one mapping, hp_probe_mem_map()):
+ *
+ *     [root frame][frame 0 ... frame HP_STACK_MAX-1][child cache: cap x u32]
+ *                  ^ t->stack
+ *
+ * t->stack[-1] is a root frame: the parent frame of depth-0 calls, so a
+ * frame's exit adds to its parent frame without testing the depth.  The
+ * child cache holds, per probe-tree node, the node its last entered child
+ * resolved to (after a recursion redirect): the hot path of an entry is one
+ * load of that index and one compare of the cached node's key with the
+ * function entered.  Index 0 (the root, key 0) is the empty entry: it never
+ * matches, since no function or region has key 0.  The cache is only ever
+ * read and written by its own thread, and cleared when the tree is reset
+ * (fork, hp_probe_cache_clear()).
  */
 #ifndef HYPROF_COUNTING_PROBE_IMPL_H
 #define HYPROF_COUNTING_PROBE_IMPL_H
@@ -20,11 +35,15 @@
 #define HP_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define HP_INLINE static inline __attribute__((always_inline))
 
-/* hp_probe_g.mode */
+/* hp_probe_g.mode: the low two bits are the mode; HP_PM_SLOW is set when a
+ * feature that needs the general path is on (filter, injected delay), so
+ * the fast paths test one word against one constant. */
 enum hp_pmode {
 	HP_PM_OFF = 0,   /* sampled mode, before init, after teardown: return */
 	HP_PM_COUNT = 1, /* hybrid: count-only probes */
 	HP_PM_TIMED = 2, /* measured: TSC at entry and exit, compensation */
+	HP_PM_MASK = 3,
+	HP_PM_SLOW = 4,  /* with HP_PM_COUNT/TIMED: take the general path */
 };
 
 /* hp_probe_g.slow: features that take the probes off the fast path */
@@ -39,18 +58,38 @@ enum {
 #define HP_REGION_MAX 65536u
 
 struct hp_probe_globals {
-	volatile int mode;        /* enum hp_pmode, read once per probe */
+	volatile int mode;        /* enum hp_pmode (| HP_PM_SLOW), read once per probe */
 	uint32_t slow;            /* HP_PS_* */
 	uint64_t delay_enter;     /* injected busy-wait in cycles, enter part */
 	uint64_t delay_exit;      /* exit part */
-	uint64_t cost_enter;      /* cycles added to t->overhead/t->delay per enter */
-	uint64_t cost_exit;       /* per exit */
+	uint64_t cost_pair;       /* cycles added to t->overhead/t->delay per pair (at entry) */
 	struct hp_comp_costs comp;/* timed-mode compensation costs (cycles) */
 	uint64_t warned_overflow; /* one-time warning done */
 };
 HP_HIDDEN extern struct hp_probe_globals hp_probe_g;
 
-/* counting/probe.c: the slow paths (not inlined). */
+/* The mode word for base mode `pm` with the current slow features. */
+static inline int hp_probe_mode_word(int pm)
+{
+	return pm != HP_PM_OFF && hp_probe_g.slow ? pm | HP_PM_SLOW : pm;
+}
+
+/* ---- per-thread probe memory (counting/probe_core.c) ------------------- */
+
+/* Map the shadow stack (with its root frame) and the child cache for a tree
+ * of t->probe.cap nodes; sets t->stack, t->sp = 0, t->probe_cur = root.
+ * Returns 0 or -errno.  Not signal-safe. */
+HP_HIDDEN int hp_probe_mem_map(struct hp_thread *t);
+HP_HIDDEN void hp_probe_mem_unmap(struct hp_thread *t);
+/* Forget every cached child (the tree was reset).  Signal-safe. */
+HP_HIDDEN void hp_probe_cache_clear(struct hp_thread *t);
+
+HP_INLINE uint32_t *hp_probe_cache(struct hp_frame *stack)
+{
+	return (uint32_t *)(void *)(stack + HP_STACK_MAX);
+}
+
+/* counting/probe_core.c: the slow paths (not inlined). */
 HP_HIDDEN uint32_t hp_probe_child_slow(struct hp_thread *t, uint32_t cur, uint64_t key,
 				       uint32_t kind);
 HP_HIDDEN void hp_probe_enter_overflow(struct hp_thread *t, uint64_t key, uint32_t kind);
@@ -59,6 +98,53 @@ HP_HIDDEN void hp_probe_exit_slow(struct hp_thread *t, uint64_t key, int timed, 
 HP_HIDDEN void hp_probe_spin(uint64_t cycles);
 
 /* ---- enter ---------------------------------------------------------- */
+
+/* Push the frame of node c (child of cur) at depth sp and count the call. */
+HP_INLINE void hp_probe_push(struct hp_thread *t, struct hp_frame *stk, struct cct_node *nodes,
+			     uint32_t sp, uint32_t cur, uint32_t c, uint64_t key, int timed)
+{
+	struct hp_frame *f = &stk[sp];
+	f->node = c;
+	f->prev = cur;
+	f->fn = key;
+	nodes[c].calls++;
+	t->probe_cur = c;
+	t->sp = sp + 1;
+	uint64_t ev = ++t->probe_events;
+	/* o_p and x_p (ALGORITHMS.md section 4): the whole pair's cost is
+	 * added at its entry (one update per pair; an open frame has its exit
+	 * part counted ahead, at most depth x exit cost). */
+	uint64_t cost = hp_probe_g.cost_pair;
+	t->overhead += cost;
+	t->delay += cost;
+	if (timed) {
+		nodes[c].active++;
+		f->probes_at = ev;
+		f->child_incl = 0;
+		f->child_comp = 0;
+		f->handler_at = t->handler_cycles;
+		f->t_enter = hp_rdtsc(); /* last: the rest of enter is outside */
+	}
+}
+
+/* The fast path of an entry: the cached child of the current node is the
+ * function entered and the stack has room.  Returns 0 (nothing done) when
+ * the caller must take hp_probe_enter_t(). */
+HP_INLINE int hp_probe_enter_hit(struct hp_thread *t, uint64_t key, int timed)
+{
+	uint32_t sp = t->sp;
+	uint32_t cur = t->probe_cur;
+	struct hp_frame *stk = t->stack;
+	struct cct_node *nodes = t->probe.nodes;
+	uint32_t c = hp_probe_cache(stk)[cur];
+	if (HP_UNLIKELY(sp >= HP_STACK_MAX || nodes[c].key != key))
+		return 0;
+	hp_probe_push(t, stk, nodes, sp, cur, c, key, timed);
+	return 1;
+}
+
+/* The whole entry: cache miss (lookup, insert, recursion fold, cache
+ * update), stack overflow, or the cached hit. */
 HP_INLINE void hp_probe_enter_t(struct hp_thread *t, uint64_t key, uint32_t kind, int timed)
 {
 	uint32_t sp = t->sp;
@@ -67,34 +153,12 @@ HP_INLINE void hp_probe_enter_t(struct hp_thread *t, uint64_t key, uint32_t kind
 		return;
 	}
 	uint32_t cur = t->probe_cur;
+	struct hp_frame *stk = t->stack;
 	struct cct_node *nodes = t->probe.nodes;
-	uint32_t c = nodes[cur].first_child;
-	if (HP_LIKELY(c != CCT_NONE && nodes[c].key == key)) {
-		if (HP_UNLIKELY(nodes[c].flags & CCT_F_REDIRECT))
-			c = nodes[c].target; /* folded recursion: O(1) */
-	} else {
+	uint32_t c = hp_probe_cache(stk)[cur];
+	if (nodes[c].key != key)
 		c = hp_probe_child_slow(t, cur, key, kind); /* lookup, insert, fold */
-	}
-	struct cct_node *n = &nodes[c];
-	struct hp_frame *f = &t->stack[sp];
-	f->node = c;
-	f->prev = cur;
-	f->fn = key;
-	n->calls++;
-	uint64_t ev = ++t->probe_events;
-	t->probe_cur = c;
-	t->sp = sp + 1;
-	t->overhead += hp_probe_g.cost_enter;
-	t->delay += hp_probe_g.cost_enter;
-	if (timed) {
-		n->active++;
-		f->probes_at = ev;
-		f->child_incl = 0;
-		f->child_comp = 0;
-		f->handler_at = t->handler_cycles;
-		f->samples_at = t->samples + t->meas_samples;
-		f->t_enter = hp_rdtsc(); /* last: the rest of enter is outside */
-	}
+	hp_probe_push(t, stk, nodes, sp, cur, c, key, timed);
 }
 
 /* ---- exit ----------------------------------------------------------- */
@@ -104,6 +168,16 @@ HP_INLINE uint64_t hp_sub0(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
+/* Handled signals on the thread so far (samples taken, in probe code or
+ * not, and dropped): what handler_cycles is spread over. */
+HP_INLINE uint64_t hp_probe_signals(const struct hp_thread *t)
+{
+	uint64_t n = t->samples + t->meas_samples;
+	for (int i = 0; i < HP_DROP_NREASONS; i++)
+		if (i != HP_DROP_REENTRANT) /* dropped before the handler's clock */
+			n += t->dropped[i];
+	return n;
+}
 
 /* Close frame `idx` (the top one) at time `now`. */
 HP_INLINE void hp_probe_pop(struct hp_thread *t, uint32_t idx, int timed, uint64_t now)
@@ -112,44 +186,52 @@ HP_INLINE void hp_probe_pop(struct hp_thread *t, uint32_t idx, int timed, uint64
 	if (timed) {
 		struct cct_node *n = &t->probe.nodes[f->node];
 		struct hp_comp_call k = {
-			.raw_incl = now > f->t_enter ? now - f->t_enter : 0,
+			.raw_incl = hp_sub0(now, f->t_enter),
 			.inside = hp_sub0(t->probe_events, f->probes_at),
 			.child_raw = f->child_incl,
-			.child_comp = f->child_comp,
-			.handler = hp_sub0(t->handler_cycles, f->handler_at),
-			.samples = hp_sub0(t->samples + t->meas_samples, f->samples_at),
+			.child_comp = (int64_t)f->child_comp,
 		};
+		uint64_t h = hp_sub0(t->handler_cycles, f->handler_at);
+		if (HP_UNLIKELY(h))
+			k.sampler = hp_comp_sampler(h, hp_probe_g.comp.sample_kernel,
+						    hp_probe_signals(t), t->handler_cycles);
 		struct hp_comp_result r = hp_comp_call(&hp_probe_g.comp, &k);
+		int clamped = 0;
 		n->excl += r.excl;
-		n->excl_comp += r.excl_comp;
-		n->clamped += (uint64_t)r.clamped;
+		n->excl_comp = hp_comp_accum(n->excl_comp, r.excl_comp, &clamped);
 		/* Folded recursion: inclusive time only when the outermost
 		 * active instance of the node closes; exclusive of every
 		 * instance is disjoint and summed. */
-		if (--n->active == 0) {
+		if (HP_LIKELY(--n->active == 0)) {
 			n->incl += r.incl;
-			n->incl_comp += r.incl_comp;
+			n->incl_comp = hp_comp_accum(n->incl_comp, r.incl_comp, &clamped);
 			n->probes_inside += k.inside;
 		}
-		if (idx > 0) {
-			f[-1].child_incl += r.incl;
-			f[-1].child_comp += r.incl_comp;
-		}
+		n->clamped += (uint64_t)clamped;
+		/* The parent frame (the root frame for depth 0): raw and signed
+		 * compensated inclusive sums of its direct children. */
+		f[-1].child_incl += r.incl;
+		f[-1].child_comp += (uint64_t)r.incl_comp;
 	}
 	t->probe_cur = f->prev;
 	t->sp = idx;
 }
 
+/* The fast path of an exit: the top frame is the function's.  Returns 0
+ * (nothing done) when the caller must take hp_probe_exit_t(). */
+HP_INLINE int hp_probe_exit_hit(struct hp_thread *t, uint64_t key, int timed, uint64_t now)
+{
+	uint32_t idx = t->sp - 1;
+	if (HP_UNLIKELY(idx >= HP_STACK_MAX || t->stack[idx].fn != key))
+		return 0;
+	hp_probe_pop(t, idx, timed, now);
+	return 1;
+}
+
 HP_INLINE void hp_probe_exit_t(struct hp_thread *t, uint64_t key, int timed, uint64_t now)
 {
-	uint32_t sp = t->sp;
-	if (HP_UNLIKELY(sp - 1 >= HP_STACK_MAX || t->stack[sp - 1].fn != key)) {
+	if (!hp_probe_exit_hit(t, key, timed, now))
 		hp_probe_exit_slow(t, key, timed, now); /* empty, overflow, mismatch */
-		return;
-	}
-	hp_probe_pop(t, sp - 1, timed, now);
-	t->overhead += hp_probe_g.cost_exit;
-	t->delay += hp_probe_g.cost_exit;
 }
 
 #endif

@@ -49,7 +49,7 @@ static void exchange(struct hp_call *c, enum shape shape, MPI_Comm comm, const s
 	c->wait_raw = c->wait_comp = 0; /* a member that waits for nobody */
 	int64_t pre = (int64_t)(c->t1 - c->t0);
 	int64_t xb = (int64_t)*mt->x + pre; /* delay at entry */
-	uint64_t tx = hp_rdtsc();
+	uint64_t tx = c->t2; /* the exchange starts right after the user's call */
 	struct hp_comp k;
 	hp_comp_begin(&k, (int64_t)c->t1, xb);
 	int joined = 0;
@@ -126,7 +126,6 @@ static uint64_t sum(const int *v, int n)
 #define COLL(shape, root, bytes_expr, call)                                      \
 	do {                                                                     \
 		const struct hp_comm *cm = hp_comm_get(c->mt, comm);             \
-		hp_call_t1_pb(c);                                                   \
 		int rc_ = (call);                                                \
 		hp_call_t2(c);                                                   \
 		c->wait_raw = c->wait_comp = 0;                                  \
@@ -144,9 +143,8 @@ int hp_w_barrier(struct hp_call *c, __typeof__(&PMPI_Barrier) pmpi, MPI_Comm com
 	if (hp_mpi.pb_on && cm && cm->clock && !cm->inter && cm->size > 1) {
 		/* one Allreduce is the barrier and the exchange */
 		struct hp_mt *mt = c->mt;
-		int64_t pre = (int64_t)(hp_rdtsc() - c->t0);
+		int64_t pre = 0; /* t1 = t0: the entry */
 		int64_t xb = (int64_t)*mt->x + pre;
-		hp_call_t1_pb(c);
 		int64_t in[2] = {(int64_t)c->t1, (int64_t)c->t1 - xb}, out[2];
 		int rc = PMPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MAX, comm);
 		hp_call_t2(c);

@@ -98,10 +98,12 @@ void hp_complete_one(struct hp_call *c, struct hp_compl *k, struct hp_req *r, MP
 		return; /* sends: counted when posted */
 	if (st->MPI_SOURCE == MPI_PROC_NULL)
 		return;
-	uint64_t tp = hp_rdtsc();
 	struct hp_pb pb;
 	uint64_t user;
 	int has = recv_done(mt, r, st, &pb, &user);
+	hp_charge_pb(c, hp_mpi.pbc_req + (r->scheme == HP_SCH_PACKED
+						 ? hp_pbc_packed(hp_mpi.pbc_recv, user)
+						 : r->scheme == HP_SCH_STRUCT ? hp_mpi.pbc_struct_recv : 0));
 	int src_world = -1;
 	if (r->comm != MPI_COMM_NULL) {
 		const struct hp_comm *cm = hp_comm_get(mt, r->comm);
@@ -129,9 +131,6 @@ void hp_complete_one(struct hp_call *c, struct hp_compl *k, struct hp_req *r, MP
 	} else if (k->crit_peer < 0) {
 		k->crit_peer = src_world;
 	}
-	uint64_t d = hp_rdtsc() - tp;
-	c->extra += d;
-	mt->tot.pb_cyc += d;
 }
 
 void hp_complete_end(struct hp_call *c, struct hp_compl *k)
@@ -201,7 +200,6 @@ int hp_w_wait(struct hp_call *c, __typeof__(&PMPI_Wait) pmpi, MPI_Request *reque
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
 	struct hp_req_claim cl;
 	int known = *request != MPI_REQUEST_NULL && hp_req_claim((uintptr_t)*request, &cl);
-	hp_call_t1_pb(c);
 	int rc = pmpi(request, st);
 	hp_call_t2(c);
 	if (known) {
@@ -225,7 +223,6 @@ int hp_w_test(struct hp_call *c, __typeof__(&PMPI_Test) pmpi, MPI_Request *reque
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
 	struct hp_req_claim cl;
 	int known = *request != MPI_REQUEST_NULL && hp_req_claim((uintptr_t)*request, &cl);
-	hp_call_t1_pb(c);
 	int rc = pmpi(request, flag, st);
 	hp_call_t2(c);
 	if (known) {
@@ -274,13 +271,11 @@ int hp_w_waitall(struct hp_call *c, __typeof__(&PMPI_Waitall) pmpi, int count,
 	int any;
 	struct hp_req_claim *cl = claim_all(c, count, array_of_requests, &any);
 	if (!any) {
-		hp_call_t1_pb(c);
-		int rc = pmpi(count, array_of_requests, array_of_statuses);
+			int rc = pmpi(count, array_of_requests, array_of_statuses);
 		hp_call_t2(c);
 		return rc;
 	}
 	MPI_Status *sts = statuses(cl, count, array_of_statuses);
-	hp_call_t1_pb(c);
 	int rc = pmpi(count, array_of_requests, sts);
 	hp_call_t2(c);
 	finish_all(c, cl, count, sts, rc, 1);
@@ -293,13 +288,11 @@ int hp_w_testall(struct hp_call *c, __typeof__(&PMPI_Testall) pmpi, int count,
 	int any;
 	struct hp_req_claim *cl = claim_all(c, count, array_of_requests, &any);
 	if (!any) {
-		hp_call_t1_pb(c);
-		int rc = pmpi(count, array_of_requests, flag, array_of_statuses);
+			int rc = pmpi(count, array_of_requests, flag, array_of_statuses);
 		hp_call_t2(c);
 		return rc;
 	}
 	MPI_Status *sts = statuses(cl, count, array_of_statuses);
-	hp_call_t1_pb(c);
 	int rc = pmpi(count, array_of_requests, flag, sts);
 	hp_call_t2(c);
 	finish_all(c, cl, count, sts, rc, rc == MPI_SUCCESS && *flag);
@@ -332,7 +325,6 @@ int hp_w_waitany(struct hp_call *c, __typeof__(&PMPI_Waitany) pmpi, int count,
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
 	int any;
 	struct hp_req_claim *cl = claim_all(c, count, array_of_requests, &any);
-	hp_call_t1_pb(c);
 	int rc = pmpi(count, array_of_requests, index, st);
 	hp_call_t2(c);
 	if (any)
@@ -347,7 +339,6 @@ int hp_w_testany(struct hp_call *c, __typeof__(&PMPI_Testany) pmpi, int count,
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
 	int any;
 	struct hp_req_claim *cl = claim_all(c, count, array_of_requests, &any);
-	hp_call_t1_pb(c);
 	int rc = pmpi(count, array_of_requests, index, flag, st);
 	hp_call_t2(c);
 	if (any)
@@ -363,13 +354,11 @@ int hp_w_waitsome(struct hp_call *c, __typeof__(&PMPI_Waitsome) pmpi, int incoun
 	int any;
 	struct hp_req_claim *cl = claim_all(c, incount, array_of_requests, &any);
 	if (!any) {
-		hp_call_t1_pb(c);
-		int rc = pmpi(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+			int rc = pmpi(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 		hp_call_t2(c);
 		return rc;
 	}
 	MPI_Status *sts = statuses(cl, incount, array_of_statuses);
-	hp_call_t1_pb(c);
 	int rc = pmpi(incount, array_of_requests, outcount, array_of_indices, sts);
 	hp_call_t2(c);
 	struct hp_compl k;
@@ -398,7 +387,6 @@ int hp_w_request_get_status(struct hp_call *c, __typeof__(&PMPI_Request_get_stat
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
 	struct hp_req_claim cl;
 	int known = request != MPI_REQUEST_NULL && hp_req_claim((uintptr_t)request, &cl);
-	hp_call_t1_pb(c);
 	int rc = pmpi(request, flag, st);
 	hp_call_t2(c);
 	if (known) {
@@ -449,7 +437,6 @@ int hp_w_request_free(struct hp_call *c, __typeof__(&PMPI_Request_free) pmpi, MP
 			return MPI_SUCCESS;
 		}
 	}
-	hp_call_t1_pb(c);
 	int rc = pmpi(request);
 	hp_call_t2(c);
 	if (known) {
@@ -461,10 +448,11 @@ int hp_w_request_free(struct hp_call *c, __typeof__(&PMPI_Request_free) pmpi, MP
 			hp_req_release(&cl);
 			if (r->st_owned && r->st != MPI_DATATYPE_NULL)
 				PMPI_Type_free(&r->st);
-			if (!r->active || r->kind == HP_RQ_PSEND || r->kind == HP_RQ_PRECV)
+			if (!r->active)
 				hp_req_free(r);
-			/* else: an active struct-scheme request; its slot is part
-			 * of the message, so the object is left allocated */
+			/* else: an active request (struct scheme, or persistent and
+			 * started) whose piggyback slot is part of a message still
+			 * in flight: the object is left allocated */
 		} else {
 			hp_req_unclaim(&cl);
 		}

@@ -166,7 +166,7 @@ struct hp_call {
 	uint32_t fn;                 /* enum hp_mpi_fn */
 	void *ra;                    /* the call site */
 	uint64_t t0;                 /* TSC at entry */
-	uint64_t t1, t2;             /* TSC around the PMPI call (t2 = 0: not timed) */
+	uint64_t t1, t2;             /* the call began (= t0), the PMPI call ended (0: not yet) */
 	uint64_t extra;              /* cycles inside t1..t2 that are measurement */
 	uint64_t bytes;              /* user bytes moved by this call */
 	int peer;                    /* world rank of the peer, -1 if none or many */
@@ -202,15 +202,11 @@ static inline int hp_call_enter(struct hp_call *c, uint32_t fn, void *ra)
 	return 1;
 }
 
-/* Time the PMPI call proper: t1 (default t0, the entry) matters only where
- * a piggyback is prepared before the call or the rule is applied after it,
- * so calls without one read the TSC twice in all (entry, t2). */
-static inline void hp_call_t1(struct hp_call *c) { c->t1 = hp_rdtsc(); }
-static inline void hp_call_t1_pb(struct hp_call *c)
-{
-	if (hp_mpi.pb_on)
-		c->t1 = hp_rdtsc();
-}
+/* A wrapped call reads the TSC twice: at entry (t0, also the time the call
+ * began for the rule, t1 = t0) and right after the PMPI call (t2).  The
+ * piggyback's work around the PMPI call is charged from its calibrated
+ * cost (calibrate.c) instead of more TSC reads, which cost tens of ns each
+ * on a VM. */
 static inline void hp_call_t2(struct hp_call *c) { c->t2 = hp_rdtsc(); }
 
 /* Leave: record the call in its site (and peer), charge the wrapper's own

@@ -466,7 +466,6 @@ int hp_w_sendrecv_replace(struct hp_call *c, __typeof__(&PMPI_Sendrecv_replace) 
 	 * MPI_Pack, so any datatype works) behind the piggyback, then the
 	 * incoming message is received in place. */
 	struct hp_mt *mt = c->mt;
-	uint64_t tp = hp_rdtsc();
 	int psize = 0;
 	int rc = PMPI_Pack_size(count, datatype, comm, &psize);
 	if (rc != MPI_SUCCESS)
@@ -484,15 +483,13 @@ int hp_w_sendrecv_replace(struct hp_call *c, __typeof__(&PMPI_Sendrecv_replace) 
 	const struct hp_typeinfo *ti = hp_typeinfo(mt, datatype);
 	uint64_t sbytes = (uint64_t)count * (uint64_t)ti->size;
 	if (dest != MPI_PROC_NULL) {
-		uint64_t now = hp_rdtsc();
-		hp_pb_fill(mt, &mt->pb_s, now, now - c->t0);
+		uint64_t cost = hp_pbc_packed(hp_mpi.pbc_send, (uint64_t)psize);
+		hp_pb_fill(mt, &mt->pb_s, c->t0, cost);
 		memcpy(out, &mt->pb_s, hp_mpi.pb_size);
 		mt->tot.pb_msgs++;
 		mt->tot.packed++;
+		hp_charge_pb(c, cost);
 	}
-	uint64_t pb = hp_rdtsc() - tp;
-	c->extra += pb;
-	mt->tot.pb_cyc += pb;
 	rc = sendrecv_core(c, PMPI_Sendrecv, out, pos, MPI_PACKED, dest == MPI_PROC_NULL ? 0 : sbytes, 1,
 			   dest, sendtag, buf, count, datatype, source, recvtag, comm, status);
 	free(out);
@@ -528,7 +525,6 @@ int hp_w_isend(struct hp_call *c, __typeof__(&PMPI_Isend) pmpi, const void *buf,
 		send_stats(c, comm, dest, bytes);
 		return rc;
 	}
-	uint64_t tp = hp_rdtsc();
 	struct hp_req *r = hp_req_alloc();
 	if (!r)
 		return MPI_ERR_NO_MEM;
@@ -548,7 +544,8 @@ int hp_w_isend(struct hp_call *c, __typeof__(&PMPI_Isend) pmpi, const void *buf,
 		}
 		if (bytes)
 			memcpy(st + hp_mpi.pb_size, buf, bytes);
-		hp_pb_fill(mt, &r->pb, tp, tp - c->t0);
+		uint64_t cost = hp_pbc_packed(hp_mpi.pbc_send, bytes) + hp_mpi.pbc_req;
+		hp_pb_fill(mt, &r->pb, c->t0, cost);
 		memcpy(st, &r->pb, hp_mpi.pb_size);
 		r->scheme = HP_SCH_PACKED;
 		r->stage = st;
@@ -556,26 +553,27 @@ int hp_w_isend(struct hp_call *c, __typeof__(&PMPI_Isend) pmpi, const void *buf,
 		n = (int)(hp_mpi.pb_size + bytes);
 		t = MPI_PACKED;
 		mt->tot.packed++;
+		hp_charge_pb(c, cost);
 	} else {
-		int owned;
-		r->st = hp_pb_struct(mt, &r->pb, buf, count, datatype, 1, &owned);
+		int owned, built;
+		r->st = hp_pb_struct(mt, &r->pb, buf, count, datatype, 1, &owned, &built);
 		if (r->st == MPI_DATATYPE_NULL) {
 			hp_req_free(r);
 			return MPI_ERR_TYPE;
 		}
 		r->st_owned = owned;
-		hp_pb_fill(mt, &r->pb, tp, tp - c->t0);
+		uint64_t cost = hp_mpi.pbc_struct_send + (built ? hp_mpi.pbc_struct_new : 0) + hp_mpi.pbc_req;
+		hp_pb_fill(mt, &r->pb, c->t0, cost);
 		r->scheme = HP_SCH_STRUCT;
 		b = MPI_BOTTOM;
 		n = 1;
 		t = r->st;
 		mt->tot.structs++;
+		hp_charge_pb(c, cost);
 	}
 	mt->tot.pb_msgs++;
-	hp_call_t1(c);
 	rc = pmpi(b, n, t, dest, tag, comm, request);
 	hp_call_t2(c);
-	uint64_t tq = c->t2;
 	if (rc == MPI_SUCCESS && *request != MPI_REQUEST_NULL) {
 		struct hp_site *s = hp_site_get(c);
 		r->site_key = s->key;
@@ -588,9 +586,6 @@ int hp_w_isend(struct hp_call *c, __typeof__(&PMPI_Isend) pmpi, const void *buf,
 			PMPI_Type_free(&r->st);
 		hp_req_free(r);
 	}
-	uint64_t pb = (c->t1 - tp) + (hp_rdtsc() - tq);
-	c->extra += pb;
-	mt->tot.pb_cyc += pb;
 	send_stats(c, comm, dest, bytes);
 	return rc;
 }
@@ -615,12 +610,14 @@ static int post_recv(struct hp_call *c, struct hp_req *r, void *buf, int count, 
 		*b = st;
 		*n = (int)(hp_mpi.pb_size + cap);
 		*t = MPI_PACKED;
+		hp_charge_pb(c, hp_mpi.pbc_req);
 	} else {
-		int owned;
-		r->st = hp_pb_struct(mt, &r->pb, buf, count, datatype, 1, &owned);
+		int owned, built;
+		r->st = hp_pb_struct(mt, &r->pb, buf, count, datatype, 1, &owned, &built);
 		if (r->st == MPI_DATATYPE_NULL)
 			return MPI_ERR_TYPE;
 		r->st_owned = owned;
+		hp_charge_pb(c, hp_mpi.pbc_req + (built ? hp_mpi.pbc_struct_new : 0));
 		r->scheme = HP_SCH_STRUCT;
 		*b = MPI_BOTTOM;
 		*n = 1;
@@ -667,7 +664,6 @@ int hp_w_irecv(struct hp_call *c, __typeof__(&PMPI_Irecv) pmpi, void *buf, int c
 		}
 		return rc;
 	}
-	uint64_t tp = hp_rdtsc();
 	struct hp_req *r = hp_req_alloc();
 	if (!r)
 		return MPI_ERR_NO_MEM;
@@ -685,14 +681,9 @@ int hp_w_irecv(struct hp_call *c, __typeof__(&PMPI_Irecv) pmpi, void *buf, int c
 		hp_req_free(r);
 		return rc;
 	}
-	hp_call_t1(c);
 	rc = pmpi(b, n, t, source, tag, comm, request);
 	hp_call_t2(c);
-	uint64_t tq = c->t2;
 	track(c, r, rc, *request);
-	uint64_t pb = (c->t1 - tp) + (hp_rdtsc() - tq);
-	c->extra += pb;
-	c->mt->tot.pb_cyc += pb;
 	return rc;
 }
 
@@ -720,7 +711,6 @@ int hp_w_imrecv(struct hp_call *c, __typeof__(&PMPI_Imrecv) pmpi, void *buf, int
 		hp_req_free(r);
 		return rc;
 	}
-	hp_call_t1(c);
 	rc = pmpi(b, n, t, message, request);
 	hp_call_t2(c);
 	track(c, r, rc, *request);
@@ -749,8 +739,8 @@ int hp_w_psend(struct hp_call *c, __typeof__(&PMPI_Send_init) pmpi, const void *
 	} else {
 		/* persistent: the struct datatype, its piggyback slot filled at
 		 * each MPI_Start (the user refills the buffer between starts) */
-		int owned;
-		r->st = hp_pb_struct(mt, &r->pb, buf, count, datatype, 0, &owned);
+		int owned, built;
+		r->st = hp_pb_struct(mt, &r->pb, buf, count, datatype, 0, &owned, &built);
 		if (r->st == MPI_DATATYPE_NULL) {
 			hp_req_free(r);
 			return MPI_ERR_TYPE;
@@ -781,8 +771,8 @@ int hp_w_precv(struct hp_call *c, __typeof__(&PMPI_Recv_init) pmpi, void *buf, i
 		r->scheme = HP_SCH_NONE;
 		rc = pmpi(buf, count, datatype, source, tag, comm, request);
 	} else {
-		int owned;
-		r->st = hp_pb_struct(mt, &r->pb, buf, count, datatype, 0, &owned);
+		int owned, built;
+		r->st = hp_pb_struct(mt, &r->pb, buf, count, datatype, 0, &owned, &built);
 		if (r->st == MPI_DATATYPE_NULL) {
 			hp_req_free(r);
 			return MPI_ERR_TYPE;
@@ -803,10 +793,10 @@ static void start_one(struct hp_call *c, struct hp_req *r)
 	r->active = 1;
 	if (r->kind == HP_RQ_PSEND) {
 		if (r->scheme == HP_SCH_STRUCT) {
-			uint64_t now = hp_rdtsc();
-			hp_pb_fill(mt, &r->pb, now, now - c->t0);
+			hp_pb_fill(mt, &r->pb, c->t0, hp_mpi.pbc_struct_send);
 			mt->tot.pb_msgs++;
 			mt->tot.structs++;
+			hp_charge_pb(c, hp_mpi.pbc_struct_send + hp_mpi.pbc_req);
 		}
 		if (r->peer != MPI_PROC_NULL) {
 			const struct hp_comm *cm = hp_comm_get(mt, r->comm);
@@ -822,7 +812,6 @@ int hp_w_start(struct hp_call *c, __typeof__(&PMPI_Start) pmpi, MPI_Request *req
 	int known = *request != MPI_REQUEST_NULL && hp_req_claim((uintptr_t)*request, &cl);
 	if (known)
 		start_one(c, cl.r);
-	hp_call_t1_pb(c);
 	int rc = pmpi(request);
 	hp_call_t2(c);
 	if (known)
@@ -845,7 +834,6 @@ int hp_w_startall(struct hp_call *c, __typeof__(&PMPI_Startall) pmpi, int count,
 				start_one(c, cl[i].r);
 		}
 	}
-	hp_call_t1_pb(c);
 	int rc = pmpi(count, array_of_requests);
 	hp_call_t2(c);
 	for (int i = 0; i < count; i++)

@@ -72,6 +72,7 @@ static void rank_from_env(void)
 	hp_rt.nranks = hp_rt.rank >= 0 ? env_int(size) : -1;
 }
 
+/* Only when calibration could not say (it normally reads CPUID 0x15). */
 static double measure_tsc_hz(void)
 {
 	struct timespec d = {0, 2000000};
@@ -99,12 +100,10 @@ static void start(void)
 	/* Descendants (fork, exec, system) write into the same directory. */
 	setenv("HYPROF_OUTPUT", hp_rt.out_dir, 0);
 
-	hp_rt.tsc_hz = measure_tsc_hz();
 	int rc = hp_calib_startup();
 	if (rc)
 		hp_log("calibration failed (%s): costs are not compensated", strerror(-rc));
-	if (hp_calib.tsc_hz > 0)
-		hp_rt.tsc_hz = hp_calib.tsc_hz;
+	hp_rt.tsc_hz = hp_calib.tsc_hz > 0 ? hp_calib.tsc_hz : measure_tsc_hz();
 	rc = hp_counting_init();
 	if (rc)
 		hp_log("probes are off (%s)", strerror(-rc));

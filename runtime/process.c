@@ -199,8 +199,9 @@ static void chain(struct managed *m, int sig, siginfo_t *si, void *uc)
 static void fatal_handler(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
-	/* A fault inside our own unwinder (bad frame chain) is recovered there
-	 * and the sample dropped: this does not return when it is the case. */
+	/* A fault inside our own unwinder (bad frame chain) is recovered there,
+	 * the sample keeping the frames read so far: this does not return when
+	 * it is the case. */
 	if (sig == SIGSEGV || sig == SIGBUS)
 		hp_sampler_fault_recover(sig);
 	struct managed *m = find_managed(sig);

@@ -100,14 +100,18 @@ static void stack_bounds(struct hp_thread_mem *m)
 	pthread_attr_destroy(&a);
 }
 
-static void identity(struct hp_thread_mem *m)
+/* Who the calling thread is.  The stack bounds are not read again in a
+ * forked child: they are the parent's thread's, and reading them costs a
+ * pass over /proc/self/maps for the main thread. */
+static void identity(struct hp_thread_mem *m, int with_stack)
 {
 	struct hp_thread *t = &m->t;
 	t->tid = gettid_raw();
 	t->start_ns = hp_now_ns();
 	t->start_tsc = hp_rdtsc();
 	m->has_cpu_clock = pthread_getcpuclockid(pthread_self(), &m->cpu_clock) == 0;
-	stack_bounds(m);
+	if (with_stack)
+		stack_bounds(m);
 	prctl(PR_GET_NAME, t->name, 0, 0, 0);
 }
 
@@ -124,7 +128,7 @@ struct hp_thread *hp_thread_create(void)
 	t->src.fd = -1;
 	t->src.papi_set = -1;
 	t->probe_cur = CCT_ROOT;
-	identity(m);
+	identity(m, 1);
 	int err = cct__init(&t->sample, hp_rt.cfg.max_nodes);
 	if (err) {
 		hp_log("thread %d runs unprofiled: cannot map its call-path tree of %u nodes (%s)", (int)t->tid,
@@ -283,7 +287,7 @@ void hp_threads_after_fork_child(void)
 	cct__reset(&self->sample);
 	reset_probe_tree(self);
 	reset_counters(self);
-	identity(m);
+	identity(m, 0);
 	m->sampling = 0;
 	m->unwind_faults = m->stray_signals = 0;
 	self->index = next_index++;

@@ -10,7 +10,8 @@
  * reading /proc is still allowed.
  *
  * File: <out_dir>/<program>.<rank, 5 digits>.<pid>.hyp, or
- * <out_dir>/<program>.<pid>.hyp without MPI; sections META, MODULES, one
+ * <out_dir>/<program>.<pid>.hyp without MPI (.<n> before .hyp when a file of
+ * that name from another process image exists); sections META, MODULES, one
  * THREAD per thread, then the registered extension sections (docs/FORMAT.md).
  */
 #include <errno.h>
@@ -193,7 +194,8 @@ static const char *program_name(void)
 	return hp_rt.program[0] ? hp_rt.program : argv0_base[0] ? argv0_base : "program";
 }
 
-int hp_profile_name(char *buf, size_t len)
+/* The name with `.<n>` before the extension when n > 0. */
+static int profile_name_n(char *buf, size_t len, unsigned n)
 {
 	if (len == 0)
 		return -ENAMETOOLONG;
@@ -213,8 +215,34 @@ int hp_profile_name(char *buf, size_t len)
 		sb_str(&s, ".");
 	}
 	sb_u64(&s, (uint64_t)getpid(), 1);
+	if (n) {
+		sb_str(&s, ".");
+		sb_u64(&s, n, 1);
+	}
 	sb_str(&s, HP_FILE_EXT);
 	return s.over ? -ENAMETOOLONG : 0;
+}
+
+int hp_profile_name(char *buf, size_t len)
+{
+	return profile_name_n(buf, len, 0);
+}
+
+/* The name to write: the plain name, unless a file of that name exists that
+ * this process image did not write (the image before an exec, which keeps
+ * the pid, or an older run): then <name>.<n>.hyp, n = 1, 2, ...  A later
+ * write of the same image replaces its own file. */
+static int choose_name(char *buf, size_t len)
+{
+	for (unsigned n = 0; n < 1000; n++) {
+		int rc = profile_name_n(buf, len, n);
+		if (rc)
+			return rc;
+		struct stat st;
+		if (strcmp(buf, last_path) == 0 || stat(buf, &st) != 0)
+			return 0;
+	}
+	return profile_name_n(buf, len, 0);
 }
 
 /* mkdir -p of the directory part of `path`.  Returns 0 or -errno. */
@@ -492,9 +520,11 @@ int hp_write_profile(int partial, const char *why)
 		hp_log("profile not written: %s", errname(-rc));
 		goto out;
 	}
-	rc = hp_profile_name(path, sizeof(path));
+	rc = profile_name_n(path, sizeof(path), 0);
 	if (!rc)
 		rc = make_dirs(path);
+	if (!rc)
+		rc = choose_name(path, sizeof(path));
 	if (!rc)
 		rc = hp_writer_open(&W, path, partial ? HP_FILE_PARTIAL : 0);
 	if (!rc) {

@@ -18,8 +18,10 @@ void hp_profile_init(void);
  * Signal-safe. */
 const char *hp_profile_path(void);
 
-/* The path hp_write_profile() writes to now, into buf.  Returns 0 or
- * -ENAMETOOLONG.  Signal-safe. */
+/* The plain path hp_write_profile() writes to, into buf (it adds .<n>
+ * before the extension if a file of that name from another process image,
+ * e.g. the one before an exec, exists).  Returns 0 or -ENAMETOOLONG.
+ * Signal-safe. */
 int hp_profile_name(char *buf, size_t len);
 
 #endif

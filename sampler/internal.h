@@ -49,11 +49,20 @@ struct hp_perf_choice {
 };
 
 /* Open `ev` on the calling thread with the period or frequency, trying kernel
- * samples first and user-only on EACCES.  Fills c.  Returns an fd or -errno. */
-int hp_perf_probe(const struct hp_perf_event *ev, uint64_t period, uint64_t freq,
+ * samples first (unless user_only) and user-only on EACCES.  Fills c.
+ * Returns an fd or -errno. */
+int hp_perf_probe(const struct hp_perf_event *ev, uint64_t period, uint64_t freq, int user_only,
 		  struct hp_perf_choice *c);
-/* One line of advice for errno `e` when opening ev. */
+/* Look `name` up in `tab`, accepting perf's ":u" suffix (user space only,
+ * sets *user_only).  NULL when unknown. */
+const struct hp_perf_event *hp_perf_event_named(const struct hp_perf_event *tab, size_t n,
+						const char *name, int *user_only);
+/* One line of advice for errno `e` when opening ev, from this machine's
+ * perf_event_paranoid and PMU. */
 void hp_perf_why(const char *src, const struct hp_perf_event *ev, int e, char *why, size_t len);
+/* advice.c, pure: the same given the machine's state. */
+void hp_perf_advice(const char *src, const char *event, int hardware, int e, int paranoid, int has_pmu,
+		    char *why, size_t len);
 int hp_perf_thread_start(const struct hp_perf_choice *c, struct hp_thread *t);
 void hp_perf_thread_stop(struct hp_thread *t);
 int hp_perf_on_signal(struct hp_thread *t, siginfo_t *si, uint64_t *period);

@@ -35,11 +35,12 @@ static struct hp_perf_choice chosen;
 static int hw_open(const char *event, uint64_t period, uint64_t freq, char *unit, uint64_t *period_out,
 		   char *why, size_t whylen)
 {
-	const struct hp_perf_event *ev =
-		hp_perf_lookup(events, sizeof(events) / sizeof(events[0]), *event ? event : "cycles");
+	int user_only;
+	const struct hp_perf_event *ev = hp_perf_event_named(events, sizeof(events) / sizeof(events[0]),
+							     *event ? event : "cycles", &user_only);
 	if (!ev)
 		return -ENOENT;
-	int fd = hp_perf_probe(ev, period, freq, &chosen);
+	int fd = hp_perf_probe(ev, period, freq, user_only, &chosen);
 	if (fd < 0) {
 		hp_perf_why("perf-hw", ev, -fd, why, whylen);
 		return fd == -ENOENT ? -EOPNOTSUPP : fd;

@@ -37,11 +37,11 @@ static int sw_open(const char *event, uint64_t period, uint64_t freq, char *unit
 		   char *why, size_t whylen)
 {
 	const struct hp_perf_event *ev;
-	int fd;
+	int fd, user_only = 0;
 	if (*event) {
-		if (!(ev = hp_perf_lookup(events, NEVENTS, event)))
+		if (!(ev = hp_perf_event_named(events, NEVENTS, event, &user_only)))
 			return -ENOENT;
-		fd = hp_perf_probe(ev, period, freq, &chosen);
+		fd = hp_perf_probe(ev, period, freq, user_only, &chosen);
 		if (fd < 0) {
 			hp_perf_why("perf-sw", ev, -fd, why, whylen);
 			return fd == -ENOENT ? -EOPNOTSUPP : fd;
@@ -50,11 +50,11 @@ static int sw_open(const char *event, uint64_t period, uint64_t freq, char *unit
 		/* Automatic: task-clock, then cpu-clock. */
 		char first[256];
 		ev = &events[0];
-		fd = hp_perf_probe(ev, period, freq, &chosen);
+		fd = hp_perf_probe(ev, period, freq, 0, &chosen);
 		if (fd < 0) {
 			hp_perf_why("perf-sw", ev, -fd, first, sizeof(first));
 			ev = &events[1];
-			fd = hp_perf_probe(ev, period, freq, &chosen);
+			fd = hp_perf_probe(ev, period, freq, 0, &chosen);
 			if (fd < 0) {
 				char second[256];
 				hp_perf_why("perf-sw", ev, -fd, second, sizeof(second));

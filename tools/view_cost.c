@@ -32,6 +32,7 @@ struct cost_sum {
 	uint64_t events, skipped, meas, taken, intervals, pred_intervals;
 	double ivl_avg_w, ivl_max, ivl_var_w; /* interval stats, weighted by intervals */
 	double kernel_us_w, handler_us_w;     /* per-sample costs, weighted by samples */
+	double pair_ns_w;                     /* calibrated pair cost, weighted by pairs */
 	const char *mode;
 };
 
@@ -86,6 +87,7 @@ static void cost_collect(const struct hp_model *m, struct cost_sum *s)
 		s->guess_rate = kvd(c, "predicted.guess_rate");
 		s->pred_intervals += (uint64_t)kvd(c, "predicted.intervals");
 		s->events += (uint64_t)kvd(c, "probe_events");
+		s->pair_ns_w += kvd(c, "pair_ns") * kvd(c, "probe_events");
 		s->skipped += (uint64_t)kvd(c, "skipped_events");
 		s->meas += (uint64_t)kvd(c, "meas_samples");
 		uint64_t taken = (uint64_t)kvd(c, "samples_taken");
@@ -137,7 +139,7 @@ static int fcost_cmp(const void *a, const void *b)
  * *out, malloc'ed). */
 static size_t by_function(const struct hp_model *m, const struct cost_sum *s, struct fcost **out)
 {
-	double pair = s->events ? s->ideal / (double)(s->events + s->skipped) : 0;
+	double pair = s->events ? s->pair_ns_w / (double)s->events * 1e-9 : 0;
 	struct fcost *v = calloc(m->nflat ? m->nflat : 1, sizeof(*v));
 	size_t n = 0;
 	if (!v)

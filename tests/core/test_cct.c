@@ -1,5 +1,6 @@
-/* tests/core/test_cct.c - calling context tree: insert, find, move-to-front,
- * full trees and truncation, reset, merge (metrics, flags, redirects). */
+/* tests/core/test_cct.c - calling context tree: insert, find, sibling
+ * reordering, full trees and truncation, reset, merge (metrics, flags,
+ * redirects). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -130,60 +131,79 @@ static void test_paths(void)
 	CHECK(cct__init(&t, 0) == -EINVAL, "cap 0 refused");
 }
 
-/* ---- move-to-front ------------------------------------------------------------ */
+/* ---- sibling reordering (frequency transposition) ---------------------------- */
 
-struct mtf_case {
+struct swap_case {
 	int line;
 	const char *name;
-	uint64_t key;       /* looked up under the root */
-	uint64_t first_key; /* key of the root's first child afterwards */
+	uint64_t key;   /* looked up under the root ... */
+	int repeat;     /* ... this many times, */
+	uint64_t calls; /* adding this many calls after each lookup (as the probe does) */
+	int pos;        /* its position in the root's list afterwards */
 };
 
-/* Children 100..119 are inserted in order, so the list starts 119, 118, ... */
-static const struct mtf_case mtf_cases[] = {
-	{__LINE__, "front stays", 119, 119},
-	{__LINE__, "position 1 is not moved", 118, 119},
-	{__LINE__, "position 2 is not moved", 117, 119},
-	{__LINE__, "position 3 moves to the front", 116, 116},
-	{__LINE__, "the last one moves to the front", 100, 100},
-	{__LINE__, "old front is now second: stays", 116, 100},
-	{__LINE__, "a new key is inserted at the front", 500, 500},
+/* Children 100..119 are inserted in order, so the list starts 119, 118, ...
+ * and key k is at position 119 - k. */
+static const struct swap_case swap_cases[] = {
+	{__LINE__, "front stays", 119, 1, 0, 0},
+	{__LINE__, "equal counts never swap (loops over callees stay put)", 100, 5, 0, 19},
+	{__LINE__, "first call: weight 0 = predecessor's, no swap", 100, 1, 1, 19},
+	{__LINE__, "busier than its predecessor: one place up", 100, 1, 1, 18},
+	{__LINE__, "stops short of the first positions (CCT_SWAP_POS-1)", 100, 30, 1, 2},
+	{__LINE__, "a second hot child stops behind the busier one", 101, 20, 1, 3},
+	{__LINE__, "... and passes it once it is busier", 101, 20, 1, 2},
 };
 
-static void test_mtf(void)
+static int list_pos(const struct cct *t, uint32_t parent, uint64_t key)
+{
+	int pos = 0;
+	for (uint32_t c = t->nodes[parent].first_child; c != CCT_NONE; c = t->nodes[c].next_sibling) {
+		if (t->nodes[c].key == key)
+			return pos;
+		pos++;
+	}
+	return -1;
+}
+
+static void test_reorder(void)
 {
 	struct cct t;
 	CHECK(cct__init(&t, 1024) == 0, "init");
 	uint32_t idx[120];
 	for (uint64_t k = 100; k < 120; k++)
 		idx[k] = cct__child(&t, CCT_ROOT, k);
-	for (size_t i = 0; i < sizeof(mtf_cases) / sizeof(mtf_cases[0]); i++) {
-		const struct mtf_case *c = &mtf_cases[i];
+	for (size_t i = 0; i < sizeof(swap_cases) / sizeof(swap_cases[0]); i++) {
+		const struct swap_case *c = &swap_cases[i];
 		uint32_t n_before = t.n;
-		uint32_t got = cct__child(&t, CCT_ROOT, c->key);
-		CASE_CHECK(c, got < t.n && t.nodes[got].key == c->key, "got %u", got);
-		if (c->key < 120)
-			CASE_CHECK(c, got == idx[c->key] && t.n == n_before, "same node, no insert");
-		uint32_t f = t.nodes[CCT_ROOT].first_child;
-		CASE_CHECK(c, t.nodes[f].key == c->first_key, "first key %llu, want %llu",
-			   (unsigned long long)t.nodes[f].key, (unsigned long long)c->first_key);
+		for (int r = 0; r < c->repeat; r++) {
+			uint32_t got = cct__child(&t, CCT_ROOT, c->key);
+			CASE_CHECK(c, got == idx[c->key], "got %u, want %u", got, idx[c->key]);
+			t.nodes[got].calls += c->calls;
+		}
+		CASE_CHECK(c, t.n == n_before, "no insert");
+		CASE_CHECK(c, list_pos(&t, CCT_ROOT, c->key) == c->pos, "position %d, want %d",
+			   list_pos(&t, CCT_ROOT, c->key), c->pos);
 		const char *bad = tree_walk_check(t.nodes, t.n);
 		CASE_CHECK(c, bad == NULL, "tree: %s", bad);
 	}
-	/* a long pseudo-random lookup sequence keeps the list a permutation */
+	/* a long pseudo-random sequence with counts keeps the list a permutation */
 	uint64_t x = 88172645463325252ull;
 	for (int i = 0; i < 200000; i++) {
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		uint64_t key = 100 + x % 40; /* half known, half new at first */
+		uint64_t key = 100 + (x % 10 < 7 ? (x >> 20) % 5 : (x >> 20) % 40); /* skewed */
 		uint32_t got = cct__child(&t, CCT_ROOT, key);
 		if (got == CCT_NONE || t.nodes[got].key != key || t.nodes[got].parent != CCT_ROOT) {
 			CHECK(0, "lookup %d of key %llu gave %u", i, (unsigned long long)key, got);
 			break;
 		}
+		t.nodes[got].calls++;
 	}
-	CHECK(t.n == 1 + 20 + 1 + 20, "40 distinct keys + 500 + root: n %u", t.n);
+	CHECK(t.n == 1 + 40, "40 distinct keys + root: n %u", t.n);
 	const char *bad = tree_walk_check(t.nodes, t.n);
 	CHECK(bad == NULL, "tree after random lookups: %s", bad);
+	for (uint64_t k = 100; k < 105; k++)
+		CHECK(list_pos(&t, CCT_ROOT, k) < 8, "hot key %llu near the front: %d",
+		      (unsigned long long)k, list_pos(&t, CCT_ROOT, k));
 	cct__destroy(&t);
 }
 
@@ -438,7 +458,7 @@ static void test_merge_misc(void)
 int main(void)
 {
 	test_paths();
-	test_mtf();
+	test_reorder();
 	test_merge_table();
 	test_merge_redirect();
 	test_merge_misc();

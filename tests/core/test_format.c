@@ -544,7 +544,7 @@ static void test_flips(const uint8_t *orig, size_t n, size_t step)
 	memcpy(b, orig, n);
 	int bad = 0;
 	for (size_t i = 0; i < n && bad < 5; i += step) {
-		for (int bit = 0; bit < 8; bit += 3) {
+		for (int bit = (int)(i % 8); bit < 8; bit += 8) { /* one bit per byte, rotating */
 			b[i] ^= (uint8_t)(1u << bit);
 			int rc;
 			const char *err = try_read(b, n, &rc);

@@ -522,7 +522,7 @@ static void test_concurrent(void)
 	while (!__atomic_load_n(&hp_rt.threads, __ATOMIC_ACQUIRE) ||
 	       hp_rt.threads != &T3 || T3.sample.n < 100)
 		usleep(1000);
-	int ok = 0, rounds = 40;
+	int ok = 0, rounds = 20;
 	uint32_t maxn = 0;
 	for (int r = 0; r < rounds; r++) {
 		if (hp_write_profile(0, NULL) != 0)
@@ -592,6 +592,25 @@ static void test_errors(void)
 	CHECK(hp_write_profile(0, NULL) == 0, "write");
 	CHECK(strstr(hp_profile_path(), "/test_writer."), "name from the command line: %s",
 	      hp_profile_path());
+	/* a file of our name that we did not write (the image before an exec
+	 * keeps the pid) is kept: ours gets .1, and later writes replace .1 */
+	snprintf(hp_rt.program, sizeof(hp_rt.program), "collide");
+	char base[1300], one[1300];
+	snprintf(base, sizeof(base), "%s/collide.%d.hyp", outdir, (int)getpid());
+	snprintf(one, sizeof(one), "%s/collide.%d.1.hyp", outdir, (int)getpid());
+	f = fopen(base, "w");
+	if (f) {
+		fputs("before exec", f);
+		fclose(f);
+	}
+	CHECK(hp_write_profile(0, NULL) == 0 && !strcmp(hp_profile_path(), one), "first: %s",
+	      hp_profile_path());
+	CHECK(hp_write_profile(0, NULL) == 0 && !strcmp(hp_profile_path(), one), "again: %s",
+	      hp_profile_path());
+	struct stat st;
+	CHECK(stat(base, &st) == 0 && st.st_size == 11, "the other image's file is untouched");
+	struct hp_prof *p = read_back(one);
+	hp_prof_free(p);
 }
 
 static int rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw)

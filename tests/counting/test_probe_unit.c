@@ -44,39 +44,87 @@ struct arith_case {
 
 static const struct arith_case arith[] = {
 	/* a null-ish call: only its own Di removed */
-	{__LINE__, {10, 30, 0}, {100, 0, 0, 0, 0, 0}, {100, 100, 90, 90, 0}},
+	{__LINE__, {10, 30, 0}, {100, 0, 0, 0, 0}, {100, 100, 90, 90}},
 	/* two children of 100 raw each (90 compensated): paper's form
 	 * excl_comp = raw_excl - Di - L*De = 800 - 10 - 2*20 */
-	{__LINE__, {10, 30, 0}, {1000, 2, 200, 180, 0, 0}, {1000, 800, 930, 750, 0}},
+	{__LINE__, {10, 30, 0}, {1000, 2, 200, 180, 0}, {1000, 800, 930, 750}},
 	/* deeper descendants: n counts every pair inside, not only children */
-	{__LINE__, {10, 30, 0}, {1000, 5, 400, 310, 0, 0}, {1000, 600, 840, 530, 0}},
-	/* cost larger than the interval: clamped, counted */
-	{__LINE__, {10, 30, 0}, {5, 0, 0, 0, 0, 0}, {5, 5, 0, 0, 1}},
-	/* inclusive fine, children's compensated sum larger: excl clamped */
-	{__LINE__, {10, 30, 0}, {100, 2, 20, 95, 0, 0}, {100, 80, 30, 0, 1}},
-	/* sampler cost inside: handler cycles + samples * kernel part */
-	{__LINE__, {10, 30, 20}, {1000, 0, 0, 0, 50, 2}, {1000, 1000, 900, 900, 0}},
+	{__LINE__, {10, 30, 0}, {1000, 5, 400, 310, 0}, {1000, 600, 840, 530}},
+	/* cost larger than the interval: negative, not clamped per call */
+	{__LINE__, {10, 30, 0}, {5, 0, 0, 0, 0}, {5, 5, -5, -5}},
+	/* inclusive fine, children's compensated sum larger: negative excl */
+	{__LINE__, {10, 30, 0}, {100, 2, 20, 95, 0}, {100, 80, 30, -65}},
+	/* children overcompensated (their sum is negative): it adds back,
+	 * keeping excl_comp = raw_excl - Di - L*De = 900 - 10 - 20 */
+	{__LINE__, {10, 30, 0}, {1000, 1, 100, -20, 0}, {1000, 900, 960, 980}},
+	/* sampler cost inside the interval is removed */
+	{__LINE__, {10, 30, 20}, {1000, 0, 0, 0, 90}, {1000, 1000, 900, 900}},
 	/* no costs (compensation none): comp == raw */
-	{__LINE__, {0, 0, 0}, {1234, 7, 234, 234, 0, 0}, {1234, 1000, 1234, 1000, 0}},
+	{__LINE__, {0, 0, 0}, {1234, 7, 234, 234, 0}, {1234, 1000, 1234, 1000}},
 	/* raw children larger than raw (clock skew): raw excl 0, not wrapped */
-	{__LINE__, {0, 0, 0}, {100, 1, 150, 150, 0, 0}, {100, 0, 100, 0, 1}},
+	{__LINE__, {0, 0, 0}, {100, 1, 150, 150, 0}, {100, 0, 100, -50}},
+};
+
+struct accum_case {
+	int line;
+	uint64_t total;
+	int64_t v;
+	uint64_t want;
+	int want_clamped;
+};
+
+static const struct accum_case accum[] = {
+	{__LINE__, 100, 20, 120, 0},
+	{__LINE__, 100, -30, 70, 0},
+	{__LINE__, 100, -100, 0, 0},  /* exactly zero is not a clamp */
+	{__LINE__, 100, -130, 0, 1},
+	{__LINE__, 0, -1, 0, 1},
+	{__LINE__, 1ull << 62, 5, (1ull << 62) + 5, 0},
+};
+
+/* Sampler cost: h handler cycles inside, plus k per signal, the signals
+ * counted as h over the thread's mean handler cycles per signal. */
+struct sampler_case {
+	int line;
+	uint64_t h, k, nsig, hcyc_total, want;
+};
+
+static const struct sampler_case sampler[] = {
+	{__LINE__, 0, 25, 10, 400, 0},        /* no sample inside */
+	{__LINE__, 40, 25, 1, 40, 65},        /* one sample: h + k */
+	{__LINE__, 80, 25, 4, 160, 130},      /* two of four samples: h + 2k */
+	{__LINE__, 100, 30, 3, 300, 130},     /* a third of the handler time: one signal */
+	{__LINE__, 50, 0, 2, 100, 50},        /* no kernel estimate */
+	{__LINE__, 50, 25, 0, 0, 50},         /* counters reset (fork): h only */
 };
 
 static void test_arith(void)
 {
+	for (size_t i = 0; i < sizeof(sampler) / sizeof(sampler[0]); i++) {
+		const struct sampler_case *a = &sampler[i];
+		uint64_t got = hp_comp_sampler(a->h, a->k, a->nsig, a->hcyc_total);
+		CHECK(got == a->want, "sampler case at line %d: got %llu want %llu", a->line,
+		      (unsigned long long)got, (unsigned long long)a->want);
+	}
 	for (size_t i = 0; i < sizeof(arith) / sizeof(arith[0]); i++) {
 		const struct arith_case *a = &arith[i];
 		struct hp_comp_result r = hp_comp_call(&a->c, &a->k);
 		CHECK(r.incl == a->want.incl && r.excl == a->want.excl &&
-			      r.incl_comp == a->want.incl_comp && r.excl_comp == a->want.excl_comp &&
-			      r.clamped == a->want.clamped,
-		      "arith case at line %d: got incl %llu excl %llu incl_comp %llu excl_comp %llu clamped %d; "
-		      "want %llu %llu %llu %llu %d",
+			      r.incl_comp == a->want.incl_comp && r.excl_comp == a->want.excl_comp,
+		      "arith case at line %d: got incl %llu excl %llu incl_comp %lld excl_comp %lld; "
+		      "want %llu %llu %lld %lld",
 		      a->line, (unsigned long long)r.incl, (unsigned long long)r.excl,
-		      (unsigned long long)r.incl_comp, (unsigned long long)r.excl_comp, r.clamped,
+		      (long long)r.incl_comp, (long long)r.excl_comp,
 		      (unsigned long long)a->want.incl, (unsigned long long)a->want.excl,
-		      (unsigned long long)a->want.incl_comp, (unsigned long long)a->want.excl_comp,
-		      a->want.clamped);
+		      (long long)a->want.incl_comp, (long long)a->want.excl_comp);
+	}
+	for (size_t i = 0; i < sizeof(accum) / sizeof(accum[0]); i++) {
+		const struct accum_case *a = &accum[i];
+		int cl = 0;
+		uint64_t got = hp_comp_accum(a->total, a->v, &cl);
+		CHECK(got == a->want && cl == a->want_clamped,
+		      "accum case at line %d: got %llu clamped %d; want %llu %d", a->line,
+		      (unsigned long long)got, cl, (unsigned long long)a->want, a->want_clamped);
 	}
 }
 
@@ -129,6 +177,16 @@ static const struct script_case scripts[] = {
 	{"clamped", __LINE__, 1, {10, 30, 0},
 	 {{E, F, 0}, {X, F, 5}},
 	 {{{F}, 1, 5, 5, 0, 0, 1, 0, 0}}, 2, 0, 0},
+	/* the node's running total is clamped, not each call: -5 (clamped,
+	 * counted once for incl and excl), +20, -5 gives 15, not 20 */
+	{"running clamp", __LINE__, 1, {10, 30, 0},
+	 {{E, F, 0}, {X, F, 5}, {E, F, 10}, {X, F, 40}, {E, F, 50}, {X, F, 55}},
+	 {{{F}, 3, 40, 40, 15, 15, 1, 0, 0}}, 2, 0, 0},
+	/* a child whose compensation went negative: the node is clamped, the
+	 * parent gets the signed value: F excl_comp = 95 - 10 - 1*(30-10) */
+	{"overcompensated child", __LINE__, 1, {10, 30, 0},
+	 {{E, F, 0}, {E, G, 10}, {X, G, 15}, {X, F, 100}},
+	 {{{F}, 1, 100, 95, 60, 65, 0, 0, 0}, {{F, G}, 1, 5, 5, 0, 0, 1, 0, 0}}, 3, 0, 0},
 	/* direct recursion f->f->f folds into the outermost f: calls 3,
 	 * inclusive once (outermost), exclusive of every instance summed */
 	{"direct recursion", __LINE__, 1, {0, 0, 0},
@@ -180,20 +238,22 @@ static const struct script_case scripts[] = {
 	 {{{F}, 2, 0, 0, 0, 0, 0, CCT_F_FOLDED, 0}, {{F, G}, 1, 0, 0, 0, 0, 0, 0, 0}}, 4, 0, 0},
 };
 
-static struct hp_thread *new_thread(void)
+static struct hp_thread *new_thread_cap(uint32_t cap)
 {
 	struct hp_thread *t = calloc(1, sizeof(*t));
-	if (cct__init(&t->probe, 1u << 16) != 0)
+	if (!t || cct__init(&t->probe, cap) != 0 || hp_probe_mem_map(t) != 0)
 		abort();
-	t->stack = mmap(NULL, HP_STACK_MAX * sizeof(struct hp_frame), PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	t->probe_cur = CCT_ROOT;
 	return t;
+}
+
+static struct hp_thread *new_thread(void)
+{
+	return new_thread_cap(1u << 16);
 }
 
 static void free_thread(struct hp_thread *t)
 {
-	munmap(t->stack, HP_STACK_MAX * sizeof(struct hp_frame));
+	hp_probe_mem_unmap(t);
 	cct__destroy(&t->probe);
 	free(t);
 }
@@ -317,11 +377,7 @@ static void test_overflow(void)
 
 static void test_full_tree(void)
 {
-	struct hp_thread *t = calloc(1, sizeof(*t));
-	if (cct__init(&t->probe, 3) != 0)
-		abort();
-	t->stack = mmap(NULL, HP_STACK_MAX * sizeof(struct hp_frame), PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct hp_thread *t = new_thread_cap(3);
 	hp_probe_enter_t(t, F, CCT_F_PROBE, 0);
 	hp_probe_enter_t(t, G, CCT_F_PROBE, 0);
 	hp_probe_enter_t(t, H, CCT_F_PROBE, 0); /* no room */
@@ -371,9 +427,66 @@ static void test_fold_find(void)
 	cct__destroy(&c);
 }
 
+/* ---- 6. the child cache ------------------------------------------------ */
+
+static void test_cache(void)
+{
+	hp_probe_g.comp = (struct hp_comp_costs){0, 0, 0};
+	struct hp_thread *t = new_thread();
+	/* callees in turn: every lookup misses the one-entry cache and the
+	 * counts must still be exact */
+	hp_probe_enter_t(t, F, CCT_F_PROBE, 0);
+	for (int i = 0; i < 1000; i++) {
+		uint64_t k = i % 2 ? H : G;
+		hp_probe_enter_t(t, k, CCT_F_PROBE, 0);
+		hp_probe_exit_t(t, k, 0, 0);
+	}
+	/* direct recursion: the cache holds the fold target */
+	hp_probe_enter_t(t, F, CCT_F_PROBE, 0);
+	hp_probe_enter_t(t, F, CCT_F_PROBE, 0);
+	hp_probe_exit_t(t, F, 0, 0);
+	hp_probe_exit_t(t, F, 0, 0);
+	hp_probe_exit_t(t, F, 0, 0);
+	int d;
+	uint32_t f = node_at(t, (const uint64_t[KEYS]){F}, &d);
+	uint32_t g = node_at(t, (const uint64_t[KEYS]){F, G}, &d);
+	uint32_t h = node_at(t, (const uint64_t[KEYS]){F, H}, &d);
+	CHECK(f != CCT_NONE && g != CCT_NONE && h != CCT_NONE, "cache: nodes missing");
+	if (f != CCT_NONE && g != CCT_NONE && h != CCT_NONE) {
+		CHECK(t->probe.nodes[g].calls == 500 && t->probe.nodes[h].calls == 500 &&
+			      t->probe.nodes[f].calls == 3,
+		      "cache: calls f %llu g %llu h %llu, want 3 500 500",
+		      (unsigned long long)t->probe.nodes[f].calls,
+		      (unsigned long long)t->probe.nodes[g].calls,
+		      (unsigned long long)t->probe.nodes[h].calls);
+		CHECK(hp_probe_cache(t->stack)[f] == f, "cache: entry of f is %u, want the fold target %u",
+		      hp_probe_cache(t->stack)[f], f);
+	}
+	/* a reset tree (fork) with the cache cleared: indices are reused by
+	 * other keys and every call lands on the right node */
+	cct__reset(&t->probe);
+	hp_probe_cache_clear(t);
+	hp_probe_enter_t(t, H, CCT_F_PROBE, 0);
+	hp_probe_enter_t(t, G, CCT_F_PROBE, 0);
+	hp_probe_exit_t(t, G, 0, 0);
+	hp_probe_exit_t(t, H, 0, 0);
+	hp_probe_enter_t(t, F, CCT_F_PROBE, 0);
+	hp_probe_exit_t(t, F, 0, 0);
+	uint32_t h2 = node_at(t, (const uint64_t[KEYS]){H}, &d);
+	uint32_t hg = node_at(t, (const uint64_t[KEYS]){H, G}, &d);
+	uint32_t f2 = node_at(t, (const uint64_t[KEYS]){F}, &d);
+	CHECK(h2 != CCT_NONE && hg != CCT_NONE && f2 != CCT_NONE && t->probe.n == 4 &&
+		      t->probe.nodes[hg].calls == 1 && t->probe.nodes[f2].calls == 1,
+	      "cache after reset: %u nodes (want 4), H/G %u F %u", t->probe.n, hg, f2);
+	CHECK(t->sp == 0 && t->exit_mismatch == 0, "cache: sp %u mismatch %llu", t->sp,
+	      (unsigned long long)t->exit_mismatch);
+	free_thread(t);
+}
+
 int main(void)
 {
 	test_arith();
+	test_cache();
 	test_scripts();
 	test_overflow();
 	test_full_tree();
@@ -382,7 +495,9 @@ int main(void)
 		fprintf(stderr, "%d check(s) failed\n", failures);
 		return 1;
 	}
-	printf("ok: %zu arithmetic cases, %zu scripts, overflow, full tree, fold search\n",
-	       sizeof(arith) / sizeof(arith[0]), sizeof(scripts) / sizeof(scripts[0]));
+	printf("ok: %zu arithmetic cases, %zu accumulation cases, %zu scripts, overflow, full tree, "
+	       "fold search, child cache\n",
+	       sizeof(arith) / sizeof(arith[0]), sizeof(accum) / sizeof(accum[0]),
+	       sizeof(scripts) / sizeof(scripts[0]));
 	return 0;
 }

@@ -54,6 +54,12 @@ split)
 	check field "$W/r.json" threads 1
 	check field "$W/r.json" partial false
 	check ge "$W/r.json" samples 1000
+	# Another signal and a period instead of a frequency.
+	rm -rf "$W/p"
+	prof "$W/p" HYPROF_SIGNAL=SIGRTMIN+5 HYPROF_PERIOD=2000000 "$T/split" 1000 || fail "split exited $?"
+	report "$W/p" "$W/r.json"
+	check field "$W/r.json" period 2000000
+	split_checks "$W/r.json"
 	;;
 threads)
 	prof "$W/p" HYPROF_FREQ=1000 "$T/threads" 300 || fail "threads exited $?"
@@ -63,6 +69,13 @@ threads)
 	check path "$W/r.json" work1 66.7 3
 	check path "$W/r.json" work2 33.3 3
 	check ge "$W/r.json" samples 600
+	# Per-thread POSIX timers: each thread's own CPU clock.
+	rm -rf "$W/p"
+	prof "$W/p" HYPROF_EVENT=posix-timer HYPROF_FREQ=1000 "$T/threads" 500 || fail "threads exited $?"
+	report "$W/p" "$W/r.json"
+	check field "$W/r.json" source posix-timer
+	check path "$W/r.json" work1 66.7 3
+	check path "$W/r.json" work2 33.3 3
 	;;
 fork)
 	for how in exit _exit; do
@@ -255,6 +268,19 @@ badstack)
 		check func "$W/r.json" spin 20
 		check field "$W/r.json" dropped 0
 	done
+	;;
+eintr)
+	# A user-only event ("task-clock:u") never interrupts a system call.
+	# (Kernel-inclusive sampling may, as any SIGPROF profiler: a few per
+	# 10,000 here, shown for the record, not checked.)
+	out=$(prof "$W/p" HYPROF_EVENT=task-clock:u HYPROF_FREQ=2000 "$T/sleeper" 10000) || fail "sleeper exited $?"
+	echo "task-clock:u: $out"
+	[ "$out" = "calls 10000 eintr 0" ] || fail "EINTR under a user-only event: $out"
+	report "$W/p" "$W/r.json"
+	check field "$W/r.json" source task-clock:u
+	rm -rf "$W/p"
+	out=$(prof "$W/p" HYPROF_FREQ=2000 "$T/sleeper" 10000) || fail "sleeper exited $?"
+	echo "task-clock (kernel samples too): $out"
 	;;
 perf_hw)
 	if [ ! -e /sys/bus/event_source/devices/cpu ]; then

@@ -1,0 +1,283 @@
+#!/usr/bin/env python3
+"""bench/cost/cost_bounds.py - validate the cost system (issue 4, ALGORITHMS.md
+section 3): does the timed overhead of hyprof fall inside the observed range
+it reports, and does the overhead budget hold?
+
+For each program (compute-bound, probe-heavy, cache-hostile, multi-threaded)
+it runs the uninstrumented build without hyprof (the base) and the build with
+-finstrument-functions under each mode (sampled, hybrid, measured), several
+times, interleaved in a shuffled order so that drifts of a shared machine hit
+every configuration alike.  Time is CPU time (user + system, every thread) of
+the process, from wait4; the instrumented process is the program itself with
+libhyprof.so preloaded, exactly what `hyprof run` execs, so the launcher's own
+work is not counted.  Per program and mode it prints medians:
+
+  timed     = T(instrumented) - T(base)        the true cost
+  low, high = the range the profile reports    (hyprof report --json: cost)
+  inside    = low <= timed <= high; '~' when outside by less than the timing
+              noise (half the interquartile range of base and instrumented
+              runs added), 'NO' otherwise
+  width     = high - low, predicted = the cost predicted in the profile.
+
+Then the budget target (issue 4): the probe-heavy program in measured mode,
+unregulated and with --max-overhead 5: timed overhead of each (target: 30% or
+more unregulated, at most 5.5% regulated) and the time shares of the top 5
+functions of the unregulated compensated profile against the regulated
+profile's shares scaled by the enabled fraction (target: within 2 points).
+
+Usage: cost_bounds [--build DIR] [--reps N] [--programs a,b] [--modes a,b]
+                   [--no-budget] [--budget-only] [--keep DIR]
+Prints ratios and verdicts; never fails on a figure (exit 1 only when a run
+itself fails).
+"""
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+PROGRAMS = [
+    # name, arguments, what it is
+    ("compute", [], "compute-bound: few calls, long FP loops"),
+    ("probe_heavy", [], "probe-heavy: 7.2M calls of 20-350 ns functions"),
+    ("cache_hostile", [], "cache-hostile: pointer chase over ~LLC-size set"),
+    ("threads", [], "multi-threaded: 2 workers, small calls + FP loop"),
+]
+MODES = ["sampled", "hybrid", "measured"]
+
+
+def cpu_run(cmd, env, timeout=600):
+    """Run cmd, return (cpu seconds user+sys incl. all threads, wall seconds)."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.monotonic() - t0
+    err = p.stderr.read().decode(errors="replace")
+    p.stderr.close()
+    if status != 0:
+        raise RuntimeError("%s failed (status %d): %s" % (" ".join(cmd), status, err[-2000:]))
+    return ru.ru_utime + ru.ru_stime, wall
+
+
+def med(v):
+    return statistics.median(v) if v else float("nan")
+
+
+def iqr_half(v):
+    if len(v) < 4:
+        return (max(v) - min(v)) / 2 if v else 0.0
+    q = statistics.quantiles(v, n=4)
+    return (q[2] - q[0]) / 2
+
+
+class Bench:
+    def __init__(self, a):
+        self.build = os.path.abspath(a.build)
+        self.bindir = os.path.join(self.build, "bench", "cost")
+        self.hyprof = os.path.join(self.build, "bin", "hyprof")
+        self.lib = os.path.join(self.build, "lib", "libhyprof.so")
+        for f in (self.hyprof, self.lib):
+            if not os.path.exists(f):
+                sys.exit("cost_bounds: %s missing: build the project first" % f)
+        self.tmp = a.keep or tempfile.mkdtemp(prefix="hyprof-cost-bounds-")
+        os.makedirs(self.tmp, exist_ok=True)
+        self.keep = bool(a.keep)
+        self.reps = a.reps
+        self.n = 0
+
+    def binary(self, name, instr):
+        p = os.path.join(self.bindir, ("i_" if instr else "b_") + name)
+        if not os.path.exists(p):
+            sys.exit("cost_bounds: %s missing (bench/cost/CMakeLists.txt builds it)" % p)
+        return p
+
+    def base(self, name, args):
+        env = dict(os.environ)
+        env.pop("LD_PRELOAD", None)
+        return cpu_run([self.binary(name, False)] + args, env)
+
+    def profiled(self, name, args, mode, extra=None):
+        self.n += 1
+        out = os.path.join(self.tmp, "%s.%s.%d" % (name, mode, self.n))
+        env = dict(os.environ)
+        env.update({"LD_PRELOAD": self.lib, "HYPROF_MODE": mode, "HYPROF_OUTPUT": out,
+                    "HYPROF_QUIET": "1"})
+        env.update(extra or {})
+        cpu, wall = cpu_run([self.binary(name, True)] + args, env)
+        rep = subprocess.run([self.hyprof, "report", "--json", out], capture_output=True,
+                             text=True)
+        if rep.returncode != 0:
+            raise RuntimeError("hyprof report %s: %s" % (out, rep.stderr[-2000:]))
+        doc = json.loads(rep.stdout)
+        if not self.keep:
+            shutil.rmtree(out, ignore_errors=True)
+        return cpu, wall, doc
+
+
+def verdict(timed, low, high, noise):
+    if low <= timed <= high:
+        return "yes"
+    gap = low - timed if timed < low else timed - high
+    return "~" if gap <= noise else "NO"
+
+
+def range_table(b, programs, modes):
+    # configurations: (program, mode or None for base)
+    configs = [(p, m) for p in programs for m in [None] + modes]
+    res = {c: {"cpu": [], "low": [], "high": [], "pred": [], "direct": [], "err": []}
+           for c in configs}
+    rnd = random.Random(4)
+    for r in range(b.reps):
+        order = configs[:]
+        rnd.shuffle(order)
+        for (p, m) in order:
+            args = dict((n, a) for n, a, _ in PROGRAMS)[p]
+            if m is None:
+                cpu, _ = b.base(p, args)
+                res[(p, m)]["cpu"].append(cpu)
+                continue
+            cpu, _, doc = b.profiled(p, args, m)
+            c = doc.get("cost") or {}
+            res[(p, m)]["cpu"].append(cpu)
+            res[(p, m)]["low"].append(c.get("low", float("nan")))
+            res[(p, m)]["high"].append(c.get("high", float("nan")))
+            res[(p, m)]["pred"].append(c.get("predicted", float("nan")))
+            res[(p, m)]["direct"].append(c.get("direct", float("nan")))
+            res[(p, m)]["err"].append(c.get("direct_err", float("nan")))
+        sys.stderr.write("cost_bounds: repetition %d of %d done\n" % (r + 1, b.reps))
+
+    print("\n== Observed cost range vs timed overhead (CPU seconds, medians of %d runs)" % b.reps)
+    print("%-14s %-9s %8s %8s %8s %7s %8s %8s %-6s %8s %8s %7s" % (
+        "program", "mode", "base", "instr", "timed", "timed%", "low", "high", "inside",
+        "width", "predict", "noise"))
+    inside = near = total = 0
+    rows = []
+    for p in programs:
+        base = res[(p, None)]["cpu"]
+        for m in modes:
+            d = res[(p, m)]
+            tb, ti = med(base), med(d["cpu"])
+            timed = ti - tb
+            lo, hi, pr = med(d["low"]), med(d["high"]), med(d["pred"])
+            noise = iqr_half(base) + iqr_half(d["cpu"])
+            v = verdict(timed, lo, hi, noise)
+            total += 1
+            inside += v == "yes"
+            near += v == "~"
+            print("%-14s %-9s %8.3f %8.3f %8.3f %6.1f%% %8.3f %8.3f %-6s %8.3f %8.3f %7.3f" % (
+                p, m, tb, ti, timed, 100 * timed / tb if tb > 0 else 0, lo, hi, v, hi - lo, pr,
+                noise))
+            rows.append((p, m, tb, ti, timed, lo, hi, v, pr, noise))
+    print("\ninside the range: %d of %d program x mode (%d more within the timing noise)" % (
+        inside, total, near))
+    print("(Hollingsworth & Miller, 1995: 6 of 6 programs inside, at every instrumentation level)")
+    return rows
+
+
+def shares(functions, n=None):
+    tot = sum(max(f["self"], 0) for f in functions)
+    s = {f["name"]: 100 * f["self"] / tot for f in functions if tot > 0}
+    return s
+
+
+def budget_target(b, pct=5.0):
+    name = "probe_heavy"
+    args = dict((n, a) for n, a, _ in PROGRAMS)[name]
+    base, free, reg = [], [], []
+    free_sh, reg_sh, reg_docs = [], [], []
+    rnd = random.Random(7)
+    for r in range(b.reps):
+        order = ["base", "free", "reg"]
+        rnd.shuffle(order)
+        for k in order:
+            if k == "base":
+                base.append(b.base(name, args)[0])
+            elif k == "free":
+                cpu, _, doc = b.profiled(name, args, "measured")
+                free.append(cpu)
+                free_sh.append(shares(doc["functions"]))
+            else:
+                cpu, _, doc = b.profiled(name, args, "measured",
+                                         {"HYPROF_MAX_OVERHEAD": str(pct)})
+                reg.append(cpu)
+                bud = (doc.get("cost") or {}).get("budget") or {}
+                sf = bud.get("scaled_functions") or []
+                reg_sh.append({f["function"]: f["self_pct"] for f in sf})
+                reg_docs.append(doc)
+        sys.stderr.write("cost_bounds: budget repetition %d of %d done\n" % (r + 1, b.reps))
+    tb = med(base)
+    of, orr = med(free) - tb, med(reg) - tb
+    print("\n== Overhead budget: %s, measured mode, --max-overhead %g (medians of %d runs)" % (
+        name, pct, b.reps))
+    print("base %.3f s; unregulated %.3f s: timed overhead %.1f%% (target >= 30%%)" % (
+        tb, med(free), 100 * of / tb))
+    print("budget %g%%:    %.3f s: timed overhead %.1f%% (target <= %.1f%%)  [%s]" % (
+        pct, med(reg), 100 * orr / tb, pct * 1.1, "met" if orr / tb <= pct * 1.1 / 100 else
+        "NOT met"))
+    bud = (reg_docs[-1].get("cost") or {}).get("budget") or {}
+    if not bud.get("applied", False):
+        print("the budget was not applied: the probes of this build do not call the budget hooks")
+        return
+    c = reg_docs[-1]["cost"]
+    print("regulated run's own report: %.1f%%..%.1f%% (predicted %.1f%%); %d of %d intervals "
+          "regulating, %d infeasible" % (100 * c["fractions"]["low"], 100 * c["fractions"]["high"],
+                                         100 * c["fractions"]["predicted"],
+                                         bud.get("intervals_regulating", 0),
+                                         bud.get("intervals", 0),
+                                         bud.get("intervals_infeasible", 0)))
+    for r in bud.get("regulated", [])[:8]:
+        print("  regulated %-12s enabled %5.1f%% of its time, %d calls counted, %d skipped" % (
+            r["function"], 100 * r["enabled_fraction"], r["calls_counted"], r["skipped"]))
+    names = set().union(*free_sh)
+    avg_free = {k: statistics.mean(s.get(k, 0) for s in free_sh) for k in names}
+    top = sorted(avg_free, key=lambda k: -avg_free[k])[:5]
+    print("top 5 by time, unregulated compensated share vs regulated share scaled by the "
+          "enabled fraction (mean of %d runs):" % b.reps)
+    ok = 0
+    for k in top:
+        rs = [s.get(k) for s in reg_sh if s.get(k) is not None]
+        rv = statistics.mean(rs) if rs else float("nan")
+        diff = rv - avg_free[k]
+        good = abs(diff) <= 2.0
+        ok += good
+        print("  %-12s %6.1f%%  %6.1f%%  %+5.1f points %s" % (k, avg_free[k], rv, diff,
+                                                             "ok" if good else "OFF"))
+    print("%d of 5 within 2 points" % ok)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap.add_argument("--build", default=os.environ.get("HYPROF_BUILD",
+                                                      os.path.join(here, "..", "..", "build")))
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--programs", default=",".join(p for p, _, _ in PROGRAMS))
+    ap.add_argument("--modes", default=",".join(MODES))
+    ap.add_argument("--no-budget", action="store_true")
+    ap.add_argument("--budget-only", action="store_true")
+    ap.add_argument("--keep", help="keep the profiles in this directory")
+    a = ap.parse_args()
+    b = Bench(a)
+    print("cost_bounds: %d repetitions, build %s, %d CPUs, load %.1f" % (
+        b.reps, b.build, os.cpu_count(), os.getloadavg()[0]))
+    for n, args, what in PROGRAMS:
+        print("  %-14s %s" % (n, what))
+    try:
+        if not a.budget_only:
+            range_table(b, a.programs.split(","), a.modes.split(","))
+        if not a.no_budget:
+            budget_target(b)
+    finally:
+        if not b.keep:
+            shutil.rmtree(b.tmp, ignore_errors=True)
+    print("\nload at the end %.1f (timing on a shared machine: compare with the noise column)" %
+          os.getloadavg()[0])
+
+
+if __name__ == "__main__":
+    main()

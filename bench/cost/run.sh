@@ -1,0 +1,5 @@
+#!/bin/sh
+# bench/cost/run.sh BUILD_DIR: the cost system's validation (bench/run_all.sh).
+BUILD=${1:-build}
+shift 2>/dev/null
+exec "$BUILD/bench/cost_bounds" "$@"

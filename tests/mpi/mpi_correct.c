@@ -1,0 +1,791 @@
+/* tests/mpi/mpi_correct.c - MPI semantics the wrappers must not change.
+ *
+ * Every case prints what the program observed (data, statuses, counts,
+ * flags, indices, cancellation, buffer contents past the message) as
+ * deterministic text; rank 0 prints everyone's lines in rank order.  The
+ * test (e2e.sh correct) runs it without hyprof and under hyprof with each
+ * piggyback scheme forced, and requires identical output.  Wildcard
+ * receives are printed sorted, so arrival order does not matter.
+ *
+ * Usage: mpirun -np 2|3 mpi_correct
+ */
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rank, size;
+static char *logbuf;
+static size_t loglen, logcap;
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(line))
+		n = sizeof(line) - 1;
+	if (loglen + (size_t)n + 32 > logcap) {
+		logcap = (logcap + (size_t)n + 32) * 2;
+		logbuf = realloc(logbuf, logcap);
+		if (!logbuf)
+			MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	loglen += (size_t)sprintf(logbuf + loglen, "[%d] %s\n", rank, line);
+}
+
+static void check(int rc, const char *what)
+{
+	if (rc != MPI_SUCCESS) {
+		fprintf(stderr, "rank %d: %s failed (%d)\n", rank, what, rc);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+}
+
+static unsigned sum_bytes(const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	unsigned s = 0;
+	for (size_t i = 0; i < n; i++)
+		s = s * 31u + c[i];
+	return s;
+}
+
+static void status_line(const char *tag, MPI_Status *st, MPI_Datatype t)
+{
+	int cnt = -7, el = -7;
+	MPI_Get_count(st, t, &cnt);
+	MPI_Get_elements(st, t, &el);
+	say("%s: source %d tag %d count %d elements %d", tag, st->MPI_SOURCE, st->MPI_TAG, cnt, el);
+}
+
+/* ---- cases ------------------------------------------------------------------- */
+
+static void t_modes(void)
+{
+	static const int sizes[] = {0, 1, 8, 4096, 100000};
+	char *buf = malloc(100000 + 64);
+	int bsize = 0;
+	MPI_Pack_size(100000, MPI_CHAR, MPI_COMM_WORLD, &bsize);
+	bsize += MPI_BSEND_OVERHEAD;
+	char *battach = malloc((size_t)bsize);
+	check(MPI_Buffer_attach(battach, bsize), "Buffer_attach");
+	for (int mode = 0; mode < 4; mode++) {
+		for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+			int n = sizes[k];
+			MPI_Request pre = MPI_REQUEST_NULL;
+			if (rank == 1 && mode == 3) /* ready mode: the receive is posted first */
+				check(MPI_Irecv(buf, n + 64, MPI_CHAR, 0, 100 + mode, MPI_COMM_WORLD, &pre), "Irecv");
+			MPI_Barrier(MPI_COMM_WORLD);
+			if (rank == 0) {
+				for (int i = 0; i < n; i++)
+					buf[i] = (char)(i * 7 + mode + k);
+				int rc = mode == 0   ? MPI_Send(buf, n, MPI_CHAR, 1, 100 + mode, MPI_COMM_WORLD)
+					 : mode == 1 ? MPI_Ssend(buf, n, MPI_CHAR, 1, 100 + mode, MPI_COMM_WORLD)
+					 : mode == 2 ? MPI_Bsend(buf, n, MPI_CHAR, 1, 100 + mode, MPI_COMM_WORLD)
+						     : MPI_Rsend(buf, n, MPI_CHAR, 1, 100 + mode, MPI_COMM_WORLD);
+				check(rc, "send mode");
+			} else if (rank == 1) {
+				MPI_Status st;
+				memset(buf, 0x5a, (size_t)n + 64);
+				if (mode == 3)
+					check(MPI_Wait(&pre, &st), "Wait");
+				else
+					check(MPI_Recv(buf, n + 64, MPI_CHAR, 0, 100 + mode, MPI_COMM_WORLD, &st), "Recv");
+				char tag[64];
+				snprintf(tag, sizeof tag, "modes %d size %d", mode, n);
+				status_line(tag, &st, MPI_CHAR);
+				int past = 1;
+				for (int i = n; i < n + 64; i++)
+					past &= buf[i] == 0x5a;
+				say("modes %d size %d: sum %u, bytes past the message untouched %d", mode, n,
+				    sum_bytes(buf, (size_t)n), past);
+			}
+		}
+	}
+	void *det = NULL;
+	int dsize = 0;
+	check(MPI_Buffer_detach(&det, &dsize), "Buffer_detach");
+	say("buffer detach: the user's pointer %d, size %d == %d", det == battach, dsize, bsize);
+	free(battach);
+	free(buf);
+}
+
+static void t_wildcard(void)
+{
+	int v = rank * 100 + 1;
+	if (rank != 0) {
+		check(MPI_Send(&v, 1, MPI_INT, 0, 10 + rank, MPI_COMM_WORLD), "Send");
+		return;
+	}
+	int got[64][3];
+	for (int i = 1; i < size; i++) {
+		MPI_Status st;
+		int x = -1;
+		check(MPI_Recv(&x, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st), "Recv");
+		got[i][0] = st.MPI_SOURCE;
+		got[i][1] = st.MPI_TAG;
+		got[i][2] = x;
+	}
+	for (int s = 1; s < size; s++)
+		for (int i = 1; i < size; i++)
+			if (got[i][0] == s)
+				say("wildcard: from %d tag %d value %d", got[i][0], got[i][1], got[i][2]);
+}
+
+static void t_procnull(void)
+{
+	MPI_Status st;
+	int x = 42;
+	check(MPI_Send(&x, 1, MPI_INT, MPI_PROC_NULL, 3, MPI_COMM_WORLD), "Send PROC_NULL");
+	check(MPI_Recv(&x, 1, MPI_INT, MPI_PROC_NULL, 3, MPI_COMM_WORLD, &st), "Recv PROC_NULL");
+	say("proc_null: source is PROC_NULL %d, tag is ANY_TAG %d, x %d", st.MPI_SOURCE == MPI_PROC_NULL,
+	    st.MPI_TAG == MPI_ANY_TAG, x);
+	int cnt = -1;
+	MPI_Get_count(&st, MPI_INT, &cnt);
+	say("proc_null: count %d", cnt);
+	check(MPI_Recv(&x, 1, MPI_INT, MPI_PROC_NULL, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "Recv ignore");
+	MPI_Request r;
+	check(MPI_Irecv(&x, 1, MPI_INT, MPI_PROC_NULL, 3, MPI_COMM_WORLD, &r), "Irecv PROC_NULL");
+	check(MPI_Wait(&r, &st), "Wait");
+	say("proc_null irecv: source PROC_NULL %d, request null %d", st.MPI_SOURCE == MPI_PROC_NULL,
+	    r == MPI_REQUEST_NULL);
+	int s = 5, rv = 6;
+	check(MPI_Sendrecv(&s, 1, MPI_INT, MPI_PROC_NULL, 1, &rv, 1, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD,
+			   &st),
+	      "Sendrecv PROC_NULL");
+	say("proc_null sendrecv: rv %d", rv);
+}
+
+struct pt {
+	int a;
+	double b;
+	char c;
+};
+
+static void t_datatypes(void)
+{
+	/* vector: 4 blocks of 2 ints, stride 3 */
+	MPI_Datatype vec, ctg, st_t, abs_t, rsz;
+	check(MPI_Type_vector(4, 2, 3, MPI_INT, &vec), "vector");
+	MPI_Type_commit(&vec);
+	check(MPI_Type_contiguous(3, MPI_INT, &ctg), "contiguous");
+	MPI_Type_commit(&ctg);
+	int bl[3] = {1, 1, 1};
+	MPI_Aint d[3] = {offsetof(struct pt, a), offsetof(struct pt, b), offsetof(struct pt, c)};
+	MPI_Datatype ty[3] = {MPI_INT, MPI_DOUBLE, MPI_CHAR};
+	check(MPI_Type_create_struct(3, bl, d, ty, &st_t), "struct");
+	check(MPI_Type_create_resized(st_t, 0, sizeof(struct pt), &rsz), "resized");
+	MPI_Type_commit(&rsz);
+	int src[12], dst[12];
+	for (int i = 0; i < 12; i++)
+		src[i] = 1000 + i;
+	/* absolute addresses, used with MPI_BOTTOM */
+	int x1 = 11, x2 = 22;
+	MPI_Aint ad[2];
+	MPI_Get_address(&x1, &ad[0]);
+	MPI_Get_address(&x2, &ad[1]);
+	int abl[2] = {1, 1};
+	MPI_Datatype aty[2] = {MPI_INT, MPI_INT};
+	check(MPI_Type_create_struct(2, abl, ad, aty, &abs_t), "abs struct");
+	MPI_Type_commit(&abs_t);
+	MPI_Status st;
+	if (rank == 0) {
+		check(MPI_Send(src, 1, vec, 1, 20, MPI_COMM_WORLD), "Send vector");
+		check(MPI_Send(src, 2, ctg, 1, 21, MPI_COMM_WORLD), "Send contiguous");
+		struct pt p[3] = {{1, 1.5, 'a'}, {2, 2.5, 'b'}, {3, 3.5, 'c'}};
+		check(MPI_Send(p, 3, rsz, 1, 22, MPI_COMM_WORLD), "Send struct");
+		check(MPI_Send(MPI_BOTTOM, 1, abs_t, 1, 23, MPI_COMM_WORLD), "Send BOTTOM");
+		/* 5 ints received with a contiguous(3) type: a partial element */
+		check(MPI_Send(src, 5, MPI_INT, 1, 24, MPI_COMM_WORLD), "Send 5 ints");
+	} else if (rank == 1) {
+		memset(dst, 0, sizeof(dst));
+		check(MPI_Recv(dst, 8, MPI_INT, 0, 20, MPI_COMM_WORLD, &st), "Recv vector as ints");
+		status_line("vector as 8 ints", &st, MPI_INT);
+		say("vector: %d %d %d %d %d %d %d %d", dst[0], dst[1], dst[2], dst[3], dst[4], dst[5], dst[6],
+		    dst[7]);
+		memset(dst, 0, sizeof(dst));
+		check(MPI_Recv(dst, 1, vec, 0, 21, MPI_COMM_WORLD, &st), "Recv contiguous into vector");
+		status_line("contiguous into vector", &st, vec);
+		say("into vector: %d %d %d %d %d %d %d %d %d %d %d %d", dst[0], dst[1], dst[2], dst[3], dst[4],
+		    dst[5], dst[6], dst[7], dst[8], dst[9], dst[10], dst[11]);
+		struct pt q[4];
+		memset(q, 0, sizeof(q));
+		check(MPI_Recv(q, 4, rsz, 0, 22, MPI_COMM_WORLD, &st), "Recv struct");
+		status_line("struct", &st, rsz);
+		say("struct: %d %.1f %c %d %.1f %c %d %.1f %c", q[0].a, q[0].b, q[0].c, q[1].a, q[1].b, q[1].c,
+		    q[2].a, q[2].b, q[2].c);
+		int y[2] = {0, 0};
+		MPI_Aint yd[2];
+		MPI_Get_address(&y[1], &yd[0]);
+		MPI_Get_address(&y[0], &yd[1]);
+		MPI_Datatype yt;
+		check(MPI_Type_create_struct(2, abl, yd, aty, &yt), "abs recv struct");
+		MPI_Type_commit(&yt);
+		check(MPI_Recv(MPI_BOTTOM, 1, yt, 0, 23, MPI_COMM_WORLD, &st), "Recv BOTTOM");
+		MPI_Type_free(&yt);
+		say("bottom: y0 %d y1 %d", y[0], y[1]);
+		memset(dst, 0, sizeof(dst));
+		check(MPI_Recv(dst, 4, ctg, 0, 24, MPI_COMM_WORLD, &st), "Recv partial");
+		status_line("partial element", &st, ctg);
+		say("partial: %d %d %d %d %d %d", dst[0], dst[1], dst[2], dst[3], dst[4], dst[5]);
+	}
+	MPI_Type_free(&vec);
+	MPI_Type_free(&ctg);
+	MPI_Type_free(&st_t);
+	MPI_Type_free(&rsz);
+	MPI_Type_free(&abs_t);
+}
+
+static void t_nonblocking(void)
+{
+	enum { N = 8 };
+	int vals[N][4];
+	MPI_Request r[N];
+	MPI_Status sts[N];
+	if (rank == 0) {
+		for (int i = 0; i < N; i++)
+			check(MPI_Irecv(vals[i], 4, MPI_INT, 1, 30 + i, MPI_COMM_WORLD, &r[i]), "Irecv");
+		int seen[N] = {0};
+		for (int k = 0; k < N; k++) {
+			int idx;
+			MPI_Status s;
+			check(MPI_Waitany(N, r, &idx, &s), "Waitany");
+			seen[idx] = 1;
+			if (vals[idx][0] != 30 + idx || s.MPI_TAG != 30 + idx)
+				say("waitany: request %d got tag %d value %d", idx, s.MPI_TAG, vals[idx][0]);
+		}
+		int all = 1;
+		for (int i = 0; i < N; i++)
+			all &= seen[i] && r[i] == MPI_REQUEST_NULL;
+		say("waitany: every request completed once and nulled %d", all);
+		int idx = 5;
+		check(MPI_Waitany(N, r, &idx, MPI_STATUS_IGNORE), "Waitany all null");
+		say("waitany on nulls: index undefined %d", idx == MPI_UNDEFINED);
+		/* Testsome / Testall / Testany with statuses ignored */
+		for (int i = 0; i < N; i++)
+			check(MPI_Irecv(vals[i], 4, MPI_INT, 1, 40 + i, MPI_COMM_WORLD, &r[i]), "Irecv");
+		MPI_Barrier(MPI_COMM_WORLD);
+		int done = 0, sum = 0;
+		while (done < N) {
+			int out, idxs[N];
+			check(MPI_Testsome(N, r, &out, idxs, sts), "Testsome");
+			if (out == MPI_UNDEFINED)
+				break;
+			for (int k = 0; k < out; k++) {
+				int cnt;
+				MPI_Get_count(&sts[k], MPI_INT, &cnt);
+				sum += vals[idxs[k]][0] * cnt;
+			}
+			done += out;
+		}
+		say("testsome: %d completed, sum %d", done, sum);
+		for (int i = 0; i < N; i++)
+			check(MPI_Irecv(vals[i], 4, MPI_INT, 1, 50 + i, MPI_COMM_WORLD, &r[i]), "Irecv");
+		MPI_Barrier(MPI_COMM_WORLD);
+		int flag = 0;
+		while (!flag)
+			check(MPI_Testall(N, r, &flag, MPI_STATUSES_IGNORE), "Testall");
+		sum = 0;
+		for (int i = 0; i < N; i++)
+			sum += vals[i][3];
+		say("testall: sum %d", sum);
+		check(MPI_Irecv(vals[0], 4, MPI_INT, 1, 60, MPI_COMM_WORLD, &r[0]), "Irecv");
+		r[1] = MPI_REQUEST_NULL;
+		flag = 0;
+		int ti = -1;
+		MPI_Status s;
+		while (!flag)
+			check(MPI_Testany(2, r, &ti, &flag, &s), "Testany");
+		status_line("testany", &s, MPI_INT);
+		say("testany: index %d value %d", ti, vals[0][1]);
+		check(MPI_Irecv(vals[0], 4, MPI_INT, 1, 61, MPI_COMM_WORLD, &r[0]), "Irecv");
+		flag = 0;
+		while (!flag)
+			check(MPI_Test(&r[0], &flag, &s), "Test");
+		status_line("test", &s, MPI_INT);
+		/* Waitall with statuses, any order of sends */
+		for (int i = 0; i < N; i++)
+			check(MPI_Irecv(vals[i], 4, MPI_INT, 1, 70 + i, MPI_COMM_WORLD, &r[i]), "Irecv");
+		check(MPI_Waitall(N, r, sts), "Waitall");
+		for (int i = 0; i < N; i++) {
+			char t[32];
+			snprintf(t, sizeof t, "waitall %d", i);
+			status_line(t, &sts[i], MPI_INT);
+		}
+	} else if (rank == 1) {
+		int out[N][4];
+		for (int i = 0; i < N; i++)
+			for (int k = 0; k < 4; k++)
+				out[i][k] = 30 + i + k * 0;
+		/* reverse order, completed with Waitsome */
+		for (int i = N - 1; i >= 0; i--)
+			check(MPI_Isend(out[i], 4, MPI_INT, 0, 30 + i, MPI_COMM_WORLD, &r[i]), "Isend");
+		int done = 0;
+		while (done < N) {
+			int cnt, idxs[N];
+			check(MPI_Waitsome(N, r, &cnt, idxs, MPI_STATUSES_IGNORE), "Waitsome");
+			done += cnt;
+		}
+		MPI_Barrier(MPI_COMM_WORLD);
+		for (int i = 0; i < N; i++) {
+			for (int k = 0; k < 4; k++)
+				out[i][k] = i + k;
+			check(MPI_Isend(out[i], 3 + (i & 1), MPI_INT, 0, 40 + i, MPI_COMM_WORLD, &r[i]), "Isend");
+		}
+		check(MPI_Waitall(N, r, MPI_STATUSES_IGNORE), "Waitall");
+		MPI_Barrier(MPI_COMM_WORLD);
+		for (int i = 0; i < N; i++) {
+			for (int k = 0; k < 4; k++)
+				out[i][k] = 2 * i + k;
+			check(MPI_Issend(out[i], 4, MPI_INT, 0, 50 + i, MPI_COMM_WORLD, &r[i]), "Issend");
+		}
+		check(MPI_Waitall(N, r, MPI_STATUSES_IGNORE), "Waitall");
+		int one[4] = {60, 61, 62, 63};
+		check(MPI_Send(one, 4, MPI_INT, 0, 60, MPI_COMM_WORLD), "Send");
+		check(MPI_Send(one, 2, MPI_INT, 0, 61, MPI_COMM_WORLD), "Send");
+		for (int i = N - 1; i >= 0; i--) {
+			out[i][0] = 70 + i;
+			check(MPI_Send(out[i], 1 + i % 4, MPI_INT, 0, 70 + i, MPI_COMM_WORLD), "Send");
+		}
+	}
+}
+
+static void t_cancel(void)
+{
+	if (rank != 0)
+		return;
+	int x = 0;
+	MPI_Request r;
+	MPI_Status st;
+	check(MPI_Irecv(&x, 1, MPI_INT, MPI_ANY_SOURCE, 999, MPI_COMM_WORLD, &r), "Irecv");
+	check(MPI_Cancel(&r), "Cancel");
+	check(MPI_Wait(&r, &st), "Wait");
+	int c = 0;
+	MPI_Test_cancelled(&st, &c);
+	say("cancel: cancelled %d request null %d", c, r == MPI_REQUEST_NULL);
+}
+
+static void t_probe(void)
+{
+	if (rank == 1) {
+		double d[37];
+		for (int i = 0; i < 37; i++)
+			d[i] = i * 0.5;
+		check(MPI_Send(d, 37, MPI_DOUBLE, 0, 5, MPI_COMM_WORLD), "Send");
+		check(MPI_Send(d, 11, MPI_DOUBLE, 0, 6, MPI_COMM_WORLD), "Send");
+		check(MPI_Send(d, 5, MPI_DOUBLE, 0, 7, MPI_COMM_WORLD), "Send");
+		check(MPI_Send(d, 3, MPI_DOUBLE, 0, 8, MPI_COMM_WORLD), "Send");
+	} else if (rank == 0) {
+		MPI_Status st;
+		check(MPI_Probe(MPI_ANY_SOURCE, 5, MPI_COMM_WORLD, &st), "Probe");
+		int n;
+		MPI_Get_count(&st, MPI_DOUBLE, &n);
+		say("probe: source %d count %d", st.MPI_SOURCE, n);
+		double *d = malloc(sizeof(double) * (size_t)n);
+		check(MPI_Recv(d, n, MPI_DOUBLE, st.MPI_SOURCE, 5, MPI_COMM_WORLD, &st), "Recv");
+		say("probe recv: d[36] %.1f", d[36]);
+		free(d);
+		int flag = 0;
+		while (!flag)
+			check(MPI_Iprobe(1, 6, MPI_COMM_WORLD, &flag, &st), "Iprobe");
+		MPI_Get_count(&st, MPI_DOUBLE, &n);
+		say("iprobe: count %d", n);
+		double e[11];
+		check(MPI_Recv(e, 11, MPI_DOUBLE, 1, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "Recv");
+		MPI_Message m;
+		check(MPI_Mprobe(1, 7, MPI_COMM_WORLD, &m, &st), "Mprobe");
+		MPI_Get_count(&st, MPI_DOUBLE, &n);
+		double f[8];
+		check(MPI_Mrecv(f, n, MPI_DOUBLE, &m, &st), "Mrecv");
+		status_line("mrecv", &st, MPI_DOUBLE);
+		say("mrecv: count %d f[4] %.1f message null %d", n, f[4], m == MPI_MESSAGE_NULL);
+		flag = 0;
+		while (!flag)
+			check(MPI_Improbe(1, 8, MPI_COMM_WORLD, &flag, &m, &st), "Improbe");
+		MPI_Request r;
+		check(MPI_Imrecv(f, 8, MPI_DOUBLE, &m, &r), "Imrecv");
+		check(MPI_Wait(&r, &st), "Wait");
+		status_line("imrecv", &st, MPI_DOUBLE);
+		say("imrecv: f[2] %.1f", f[2]);
+	}
+}
+
+static void t_sendrecv(void)
+{
+	int right = (rank + 1) % size, left = (rank + size - 1) % size;
+	int s[5], r[7];
+	for (int i = 0; i < 5; i++)
+		s[i] = rank * 10 + i;
+	memset(r, 0, sizeof(r));
+	MPI_Status st;
+	check(MPI_Sendrecv(s, 5, MPI_INT, right, 80, r, 7, MPI_INT, left, 80, MPI_COMM_WORLD, &st), "Sendrecv");
+	status_line("sendrecv", &st, MPI_INT);
+	say("sendrecv: %d %d %d %d %d %d", r[0], r[1], r[4], r[5], r[6], r[3]);
+	MPI_Datatype vec;
+	MPI_Type_vector(3, 1, 2, MPI_INT, &vec);
+	MPI_Type_commit(&vec);
+	int b[6] = {rank, -1, rank + 1, -2, rank + 2, -3};
+	check(MPI_Sendrecv_replace(b, 1, vec, right, 81, left, 81, MPI_COMM_WORLD, &st), "Sendrecv_replace");
+	status_line("sendrecv_replace", &st, vec);
+	say("sendrecv_replace: %d %d %d %d %d %d", b[0], b[1], b[2], b[3], b[4], b[5]);
+	MPI_Type_free(&vec);
+	int c[3] = {rank, rank, rank};
+	check(MPI_Sendrecv_replace(c, 3, MPI_INT, right, 82, MPI_ANY_SOURCE, 82, MPI_COMM_WORLD, &st),
+	      "Sendrecv_replace any");
+	say("sendrecv_replace any: %d from %d", c[0], st.MPI_SOURCE);
+}
+
+static void t_persistent(void)
+{
+	int sbuf[6], rbuf[6];
+	MPI_Request r[2];
+	int peer = rank == 0 ? 1 : 0;
+	if (rank > 1)
+		return;
+	check(MPI_Send_init(sbuf, 6, MPI_INT, peer, 90, MPI_COMM_WORLD, &r[0]), "Send_init");
+	check(MPI_Recv_init(rbuf, 6, MPI_INT, peer, 90, MPI_COMM_WORLD, &r[1]), "Recv_init");
+	int sum = 0;
+	for (int it = 0; it < 5; it++) {
+		for (int i = 0; i < 6; i++)
+			sbuf[i] = rank * 1000 + it * 10 + i;
+		if (it & 1) {
+			check(MPI_Startall(2, r), "Startall");
+		} else {
+			check(MPI_Start(&r[1]), "Start");
+			check(MPI_Start(&r[0]), "Start");
+		}
+		MPI_Status sts[2];
+		check(MPI_Waitall(2, r, sts), "Waitall");
+		int cnt;
+		MPI_Get_count(&sts[1], MPI_INT, &cnt);
+		sum += rbuf[5] + cnt;
+	}
+	/* an inactive persistent request completes at once, empty */
+	MPI_Status st;
+	check(MPI_Wait(&r[1], &st), "Wait inactive");
+	int cnt = -1;
+	MPI_Get_count(&st, MPI_INT, &cnt);
+	say("persistent: sum %d, inactive wait count %d, handle kept %d", sum, cnt, r[1] != MPI_REQUEST_NULL);
+	MPI_Request_free(&r[0]);
+	MPI_Request_free(&r[1]);
+	/* a persistent request freed while active: it completes anyway */
+	check(MPI_Send_init(sbuf, 6, MPI_INT, peer, 91, MPI_COMM_WORLD, &r[0]), "Send_init");
+	sbuf[0] = 4242;
+	check(MPI_Start(&r[0]), "Start");
+	check(MPI_Request_free(&r[0]), "Request_free active persistent");
+	check(MPI_Recv(rbuf, 6, MPI_INT, peer, 91, MPI_COMM_WORLD, &st), "Recv");
+	say("persistent freed while active: %d", rbuf[0]);
+}
+
+static void t_request_free(void)
+{
+	if (rank > 1)
+		return;
+	int a[3] = {7, 8, 9}, b[3] = {0, 0, 0}, c = 0;
+	if (rank == 0) {
+		MPI_Request r;
+		check(MPI_Isend(a, 3, MPI_INT, 1, 95, MPI_COMM_WORLD, &r), "Isend");
+		check(MPI_Request_free(&r), "Request_free");
+		say("request_free: nulled %d", r == MPI_REQUEST_NULL);
+		int z = 5;
+		check(MPI_Send(&z, 1, MPI_INT, 1, 96, MPI_COMM_WORLD), "Send");
+	} else {
+		MPI_Request r;
+		check(MPI_Irecv(b, 3, MPI_INT, 0, 95, MPI_COMM_WORLD, &r), "Irecv");
+		check(MPI_Request_free(&r), "Request_free recv");
+		/* the second message is matched after the first (same source,
+		 * same communicator): once it is here the first is complete */
+		check(MPI_Recv(&c, 1, MPI_INT, 0, 96, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "Recv");
+		MPI_Barrier(MPI_COMM_SELF);
+		say("request_free: received %d %d %d then %d", b[0], b[1], b[2], c);
+	}
+	/* Request_get_status leaves the request */
+	if (rank == 0) {
+		int v[2] = {1, 2};
+		check(MPI_Send(v, 2, MPI_INT, 1, 97, MPI_COMM_WORLD), "Send");
+	} else {
+		int v[4] = {0, 0, 0, 0};
+		MPI_Request r;
+		check(MPI_Irecv(v, 4, MPI_INT, 0, 97, MPI_COMM_WORLD, &r), "Irecv");
+		int flag = 0;
+		MPI_Status st;
+		while (!flag)
+			check(MPI_Request_get_status(r, &flag, &st), "Request_get_status");
+		status_line("get_status", &st, MPI_INT);
+		say("get_status: request still there %d", r != MPI_REQUEST_NULL);
+		check(MPI_Wait(&r, &st), "Wait");
+		status_line("get_status then wait", &st, MPI_INT);
+		say("get_status data %d %d", v[0], v[1]);
+	}
+}
+
+static void absmax(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+	(void)t;
+	int *a = in, *b = inout;
+	for (int i = 0; i < *len; i++)
+		b[i] = abs(a[i]) > abs(b[i]) ? a[i] : b[i];
+}
+
+static void t_collectives(void)
+{
+	int n = size;
+	int *all = calloc((size_t)n * 4, sizeof(int)), *cnts = calloc((size_t)n, sizeof(int)),
+	    *disp = calloc((size_t)n, sizeof(int));
+	int v[4] = {rank, rank * 2, rank * 3, -rank * 4}, out[4];
+	check(MPI_Barrier(MPI_COMM_WORLD), "Barrier");
+	int b[3] = {0, 0, 0};
+	if (rank == n - 1)
+		b[0] = 5, b[1] = 6, b[2] = 7;
+	check(MPI_Bcast(b, 3, MPI_INT, n - 1, MPI_COMM_WORLD), "Bcast");
+	say("bcast: %d %d %d", b[0], b[1], b[2]);
+	check(MPI_Bcast(b, 0, MPI_INT, 0, MPI_COMM_WORLD), "Bcast 0");
+	check(MPI_Gather(v, 2, MPI_INT, all, 2, MPI_INT, 0, MPI_COMM_WORLD), "Gather");
+	if (!rank)
+		say("gather: %d %d %d %d", all[0], all[1], all[2], all[3]);
+	for (int i = 0; i < n; i++) {
+		cnts[i] = i + 1;
+		disp[i] = i * 4;
+	}
+	memset(all, 0, sizeof(int) * (size_t)n * 4);
+	if (!rank) {
+		all[0] = 99;
+		check(MPI_Gatherv(MPI_IN_PLACE, 0, MPI_INT, all, cnts, disp, MPI_INT, 0, MPI_COMM_WORLD),
+		      "Gatherv in place");
+		say("gatherv: %d %d %d", all[0], all[4], all[5]);
+	} else {
+		check(MPI_Gatherv(v, rank + 1, MPI_INT, all, cnts, disp, MPI_INT, 0, MPI_COMM_WORLD), "Gatherv");
+	}
+	for (int i = 0; i < n * 4; i++)
+		all[i] = 100 + i;
+	check(MPI_Scatter(all, 3, MPI_INT, out, 3, MPI_INT, 0, MPI_COMM_WORLD), "Scatter");
+	say("scatter: %d %d %d", out[0], out[1], out[2]);
+	memset(out, 0, sizeof(out));
+	check(MPI_Scatterv(all, cnts, disp, MPI_INT, out, rank + 1, MPI_INT, 0, MPI_COMM_WORLD), "Scatterv");
+	say("scatterv: %d %d", out[0], out[rank]);
+	check(MPI_Allgather(v, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD), "Allgather");
+	say("allgather: %d %d", all[0], all[n - 1]);
+	for (int i = 0; i < n; i++)
+		all[i] = i == rank ? rank * 7 : -1;
+	check(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, 1, MPI_INT, MPI_COMM_WORLD),
+	      "Allgather in place");
+	say("allgather in place: %d %d", all[0], all[n - 1]);
+	for (int i = 0; i < n; i++) {
+		cnts[i] = 1 + (i & 1);
+		disp[i] = i * 2;
+	}
+	check(MPI_Allgatherv(v, 1 + (rank & 1), MPI_INT, all, cnts, disp, MPI_INT, MPI_COMM_WORLD), "Allgatherv");
+	say("allgatherv: %d %d", all[0], all[2 * (n - 1)]);
+	int *a2 = calloc((size_t)n, sizeof(int)), *a3 = calloc((size_t)n, sizeof(int));
+	for (int i = 0; i < n; i++)
+		a2[i] = rank * 100 + i;
+	check(MPI_Alltoall(a2, 1, MPI_INT, a3, 1, MPI_INT, MPI_COMM_WORLD), "Alltoall");
+	say("alltoall: %d %d", a3[0], a3[n - 1]);
+	for (int i = 0; i < n; i++) {
+		cnts[i] = 1;
+		disp[i] = i;
+	}
+	check(MPI_Alltoallv(a2, cnts, disp, MPI_INT, a3, cnts, disp, MPI_INT, MPI_COMM_WORLD), "Alltoallv");
+	say("alltoallv: %d", a3[n - 1]);
+	MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * (size_t)n);
+	int *bdisp = calloc((size_t)n, sizeof(int));
+	for (int i = 0; i < n; i++) {
+		types[i] = MPI_INT;
+		bdisp[i] = i * (int)sizeof(int);
+	}
+	check(MPI_Alltoallw(a2, cnts, bdisp, types, a3, cnts, bdisp, types, MPI_COMM_WORLD), "Alltoallw");
+	say("alltoallw: %d", a3[0]);
+	MPI_Op op;
+	MPI_Op_create(absmax, 1, &op);
+	check(MPI_Reduce(v, out, 4, MPI_INT, op, 0, MPI_COMM_WORLD), "Reduce user op");
+	if (!rank)
+		say("reduce absmax: %d %d %d %d", out[0], out[1], out[2], out[3]);
+	int w[4] = {v[0], v[1], v[2], v[3]};
+	if (!rank)
+		check(MPI_Reduce(MPI_IN_PLACE, w, 4, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD), "Reduce in place");
+	else
+		check(MPI_Reduce(w, NULL, 4, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD), "Reduce");
+	if (!rank)
+		say("reduce in place: %d %d", w[1], w[3]);
+	memcpy(w, v, sizeof(w));
+	check(MPI_Allreduce(MPI_IN_PLACE, w, 4, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "Allreduce in place");
+	say("allreduce: %d %d", w[0], w[3]);
+	check(MPI_Allreduce(v, out, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD), "Allreduce 0");
+	int *rs = calloc((size_t)n * 2, sizeof(int));
+	for (int i = 0; i < 2 * n; i++)
+		rs[i] = rank + i;
+	for (int i = 0; i < n; i++)
+		cnts[i] = 2;
+	check(MPI_Reduce_scatter(rs, out, cnts, MPI_INT, MPI_SUM, MPI_COMM_WORLD), "Reduce_scatter");
+	say("reduce_scatter: %d %d", out[0], out[1]);
+	check(MPI_Reduce_scatter_block(rs, out, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD), "Reduce_scatter_block");
+	say("reduce_scatter_block: %d %d", out[0], out[1]);
+	check(MPI_Scan(v, out, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD), "Scan");
+	say("scan: %d %d", out[0], out[1]);
+	out[0] = out[1] = -5;
+	check(MPI_Exscan(v, out, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD), "Exscan");
+	if (rank)
+		say("exscan: %d %d", out[0], out[1]);
+	MPI_Op_free(&op);
+	free(all);
+	free(cnts);
+	free(disp);
+	free(a2);
+	free(a3);
+	free(types);
+	free(bdisp);
+	free(rs);
+}
+
+static void t_comms(void)
+{
+	MPI_Comm half, dup, inter, merged, cart, sub;
+	check(MPI_Comm_split(MPI_COMM_WORLD, rank & 1, -rank, &half), "Comm_split");
+	int hr, hs;
+	MPI_Comm_rank(half, &hr);
+	MPI_Comm_size(half, &hs);
+	int x = rank, y = -1;
+	if (hs > 1) {
+		MPI_Status st;
+		check(MPI_Sendrecv(&x, 1, MPI_INT, (hr + 1) % hs, 1, &y, 1, MPI_INT, (hr + hs - 1) % hs, 1, half, &st),
+		      "Sendrecv half");
+		say("split: half rank %d of %d got %d from %d", hr, hs, y, st.MPI_SOURCE);
+	} else {
+		say("split: half rank %d of %d", hr, hs);
+	}
+	check(MPI_Comm_dup(half, &dup), "Comm_dup");
+	int s = 0;
+	check(MPI_Allreduce(&x, &s, 1, MPI_INT, MPI_SUM, dup), "Allreduce dup");
+	say("dup: sum %d", s);
+	/* intercommunicator between the halves */
+	/* the leaders are the largest ranks of each half (keys were -rank) */
+	int last = size - 1, even_leader = last & ~1, odd_leader = (last & 1) ? last : last - 1;
+	check(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, (rank & 1) ? even_leader : odd_leader, 7, &inter),
+	      "Intercomm_create");
+	int rs;
+	MPI_Comm_remote_size(inter, &rs);
+	if (hr == 0) {
+		MPI_Status st;
+		int z = rank + 500, got = -1;
+		check(MPI_Sendrecv(&z, 1, MPI_INT, 0, 3, &got, 1, MPI_INT, 0, 3, inter, &st), "Sendrecv inter");
+		say("inter: remote size %d got %d from remote %d", rs, got, st.MPI_SOURCE);
+	}
+	int gsum = 0;
+	check(MPI_Allreduce(&x, &gsum, 1, MPI_INT, MPI_SUM, inter), "Allreduce inter");
+	say("inter allreduce: %d", gsum);
+	check(MPI_Intercomm_merge(inter, rank & 1, &merged), "Intercomm_merge");
+	int mr;
+	MPI_Comm_rank(merged, &mr);
+	say("merged rank %d", mr);
+	int dims[1] = {size}, per[1] = {1};
+	check(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, per, 0, &cart), "Cart_create");
+	int src, dst;
+	MPI_Cart_shift(cart, 0, 1, &src, &dst);
+	y = -1;
+	check(MPI_Sendrecv(&x, 1, MPI_INT, dst, 4, &y, 1, MPI_INT, src, 4, cart, MPI_STATUS_IGNORE), "Sendrecv cart");
+	say("cart: got %d", y);
+	int remain[1] = {0};
+	check(MPI_Cart_sub(cart, remain, &sub), "Cart_sub");
+	MPI_Group wg, g;
+	MPI_Comm_group(MPI_COMM_WORLD, &wg);
+	int incl[1] = {0};
+	MPI_Group_incl(wg, 1, incl, &g);
+	MPI_Comm solo;
+	check(MPI_Comm_create(MPI_COMM_WORLD, g, &solo), "Comm_create");
+	say("comm_create: member %d", solo != MPI_COMM_NULL);
+	if (solo != MPI_COMM_NULL)
+		MPI_Comm_free(&solo);
+	MPI_Group_free(&g);
+	MPI_Group_free(&wg);
+	MPI_Comm_free(&sub);
+	MPI_Comm_free(&cart);
+	MPI_Comm_free(&merged);
+	MPI_Comm_free(&inter);
+	MPI_Comm_free(&dup);
+	MPI_Comm_free(&half);
+}
+
+static void t_large(void)
+{
+	/* rendezvous sizes, non-blocking synchronous send polled with Test */
+	int n = 1 << 20;
+	char *buf = malloc((size_t)n);
+	if (rank == 0) {
+		for (int i = 0; i < n; i++)
+			buf[i] = (char)(i % 251);
+		MPI_Request r;
+		check(MPI_Issend(buf, n, MPI_CHAR, 1, 99, MPI_COMM_WORLD, &r), "Issend");
+		int flag = 0;
+		while (!flag)
+			check(MPI_Test(&r, &flag, MPI_STATUS_IGNORE), "Test");
+		check(MPI_Ssend(buf, n / 2, MPI_CHAR, 1, 98, MPI_COMM_WORLD), "Ssend");
+	} else if (rank == 1) {
+		MPI_Status st;
+		memset(buf, 0, (size_t)n);
+		check(MPI_Recv(buf, n, MPI_CHAR, 0, 99, MPI_COMM_WORLD, &st), "Recv");
+		status_line("large", &st, MPI_CHAR);
+		say("large: sum %u", sum_bytes(buf, (size_t)n));
+		check(MPI_Recv(buf, n, MPI_CHAR, MPI_ANY_SOURCE, 98, MPI_COMM_WORLD, &st), "Recv");
+		status_line("large ssend", &st, MPI_CHAR);
+		say("large ssend: sum %u", sum_bytes(buf, (size_t)n / 2));
+	}
+	free(buf);
+}
+
+int main(int argc, char **argv)
+{
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	if (size < 2) {
+		if (!rank)
+			fprintf(stderr, "mpi_correct: needs 2 or more ranks\n");
+		MPI_Finalize();
+		return 77;
+	}
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	t_modes();
+	t_wildcard();
+	t_procnull();
+	t_datatypes();
+	t_nonblocking();
+	t_cancel();
+	t_probe();
+	t_sendrecv();
+	t_persistent();
+	t_request_free();
+	t_collectives();
+	t_comms();
+	t_large();
+	MPI_Barrier(MPI_COMM_WORLD);
+	/* everyone's lines, in rank order */
+	int len = (int)loglen, *lens = NULL, *displs = NULL;
+	char *all = NULL;
+	if (!rank) {
+		lens = calloc((size_t)size, sizeof(int));
+		displs = calloc((size_t)size, sizeof(int));
+	}
+	MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	int tot = 0;
+	if (!rank) {
+		for (int i = 0; i < size; i++) {
+			displs[i] = tot;
+			tot += lens[i];
+		}
+		all = malloc((size_t)tot + 1);
+	}
+	MPI_Gatherv(logbuf, len, MPI_CHAR, all, lens, displs, MPI_CHAR, 0, MPI_COMM_WORLD);
+	if (!rank) {
+		fwrite(all, 1, (size_t)tot, stdout);
+		printf("done %d ranks\n", size);
+	}
+	MPI_Finalize();
+	return 0;
+}
