@@ -2,11 +2,13 @@
  * cost (ALGORITHMS.md sections 2 and 3), and the TSC frequency.
  *
  * Method.  The real probe bodies (counting/probe.c's calibration entry
- * points: the same code as __cyg_profile_func_enter/exit, on a private
- * thread state so the profile is not touched) run around null functions
- * called through a pointer, in trials of K calls timed with the TSC; the
- * same loop around a bare null function is the baseline each trial
- * subtracts, and the timer's own cost is subtracted from every interval.
+ * points: the same code as __cyg_profile_func_enter/exit, dispatched on
+ * their own mode word, called through the PLT) run around a null function
+ * shaped like a -finstrument-functions one, with the calling thread's
+ * probes pointed at a private thread state so the profile is not touched;
+ * trials of K calls timed with the TSC; the same loop around a bare null
+ * function is the baseline each trial subtracts, and the timer's own cost
+ * is subtracted from every interval.
  * Each quantity is a distribution over trials: min, median, spread
  * (p90 - p10).
  *   timer        one TSC read (batches of back-to-back reads)
@@ -23,8 +25,11 @@
  *                calibrate` measures the whole cost by slowdown.
  * The injected test delay (HYPROF_TEST_PROBE_DELAY_NS) runs inside the
  * probes during calibration, so it is part of every probe cost measured.
+ * hp_calib_burst() is the short form measured mode runs in situ
+ * (counting/probe.c: in-situ recalibration).
  *
- * Not signal-safe, except hp_calib_write() (the section writer).
+ * Not signal-safe, except hp_calib_write() (the section writer) and
+ * hp_calib_burst() (probe context: no allocation, no lock).
  */
 #include <cpuid.h>
 #include <errno.h>
@@ -257,6 +262,67 @@ static int probe_trials(struct hp_thread *t, int mode, struct trials tr, double 
 	return 0;
 }
 
+/* ---- in-situ bursts (probe context) ------------------------------------ */
+
+static NOINSTR uint64_t median_u64(uint64_t *v, uint32_t n)
+{
+	for (uint32_t i = 1; i < n; i++) /* insertion sort: n is a handful */
+		for (uint32_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			uint64_t x = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = x;
+		}
+	return v[n / 2];
+}
+
+static NOINSTR uint64_t loop_raw(void (*fn)(void), uint32_t k)
+{
+	uint64_t a = tsc_fenced();
+	for (uint32_t i = 0; i < k; i++)
+		fn();
+	return tsc_fenced() - a;
+}
+
+int hp_calib_burst(struct hp_thread *priv, uint32_t k, uint32_t trials, uint64_t *pair,
+		   uint64_t *di)
+{
+	enum { MAXT = 15 };
+	uint64_t f[MAXT], d[MAXT];
+	if (trials > MAXT)
+		trials = MAXT;
+	if (!trials || !k)
+		return -EINVAL;
+	/* Bursts of several threads may run at once: they all set the same
+	 * word and leave it (only calibration calls the calibration entry
+	 * points; the start-up and full calibrations, which set other words,
+	 * run before any probe or in `hyprof calibrate`'s uninstrumented
+	 * child). */
+	hp_calib_mode = hp_probe_mode_word(HP_PM_TIMED);
+	fn_probed(); /* the node exists and the lines are in the cache */
+	uint32_t node = private_node(priv);
+	if (node == CCT_NONE)
+		return -ENOSPC;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < trials; i++) {
+		/* Probed and bare loops interleaved, each timed with the same
+		 * fenced reads (whose cost cancels in the difference). */
+		uint64_t incl0 = priv->probe.nodes[node].incl;
+		uint64_t p = loop_raw(fn_probed, k);
+		uint64_t incl1 = priv->probe.nodes[node].incl;
+		uint64_t b = loop_raw(fn_bare, k);
+		if (p <= b || incl1 <= incl0)
+			continue;
+		f[n] = (p - b + k / 2) / k;
+		d[n] = (incl1 - incl0 + k / 2) / k;
+		n++;
+	}
+	if (n * 2 <= trials)
+		return -EAGAIN; /* most trials were disturbed */
+	*pair = median_u64(f, n);
+	*di = median_u64(d, n);
+	return 0;
+}
+
 /* ---- kernel part of a sample: self-signal round trip ------------------ */
 
 static volatile sig_atomic_t sig_seen;
@@ -337,6 +403,7 @@ int hp_calib_measure(struct hp_calib *out, int full)
 	}
 	int rc = hp_counting_thread_init(t);
 	if (rc == 0) {
+		hp_probe_thr(t->stack)->no_recal = 1; /* measured here, not in situ */
 		struct hp_thread *saved = hp_probe_swap_self(t);
 		probe_trials(t, HP_PM_COUNT, tr, timer_cyc.median, ns_per_cyc, a, NULL);
 		c.count_probe = hp_dist_of(a, tr.n);

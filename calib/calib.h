@@ -44,6 +44,14 @@ struct hp_calib {
  * budget (a few ms after the TSC frequency); full=1: ten times the trials
  * (`hyprof calibrate`).  Returns 0 or -errno.  Not signal-safe. */
 HP_EXPORT int hp_calib_measure(struct hp_calib *out, int full);
+/* In-situ burst (probe context: no allocation, no lock): `trials` trials
+ * of k calls of the timed null function with its probes on the private
+ * state `priv` (the caller points the thread's probes at it), interleaved
+ * with bare loops.  Medians over the trials, in cycles: *pair = F (probed -
+ * bare per call), *di = the null function's measured inclusive per call.
+ * Returns 0, or -EAGAIN when most trials were disturbed (preemption). */
+int hp_calib_burst(struct hp_thread *priv, uint32_t k, uint32_t trials, uint64_t *pair,
+		   uint64_t *di);
 /* Re-run with full=1 into hp_calib (so the profile carries the full values). */
 HP_EXPORT int hp_calib_full(void);
 /* Distribution of n values (sorted in place): min, median, p90-p10. */

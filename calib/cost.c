@@ -163,13 +163,13 @@ void hp_pred__init(struct hp_pred *p, double guess_rate)
 }
 
 double hp_pred__forecast(const struct hp_pred *p, const struct hp_pred_point *pts, size_t n,
-			 const double *enabled, double dt, double pair_s, int threads,
+			 const double *enabled, double dt, double pair_s, double cpus,
 			 double freq, double sample_s, double *probes_part)
 {
 	double rate = 0;
 	if (!p->started) {
 		/* Nothing observed yet: the stated guess for the whole process. */
-		rate = p->guess_rate * (threads > 0 ? threads : 1);
+		rate = p->guess_rate * (cpus > 0 ? cpus : 1);
 	} else {
 		for (size_t i = 0; i < n; i++) {
 			double e = enabled ? enabled[i] : 1.0;
@@ -177,7 +177,7 @@ double hp_pred__forecast(const struct hp_pred *p, const struct hp_pred_point *pt
 		}
 	}
 	double probes = rate * pos(dt) * pos(pair_s);
-	double sampling = (threads > 0 ? threads : 0) * pos(freq) * pos(dt) * pos(sample_s);
+	double sampling = pos(cpus) * pos(freq) * pos(dt) * pos(sample_s);
 	if (probes_part)
 		*probes_part = probes;
 	return probes + sampling;

@@ -101,11 +101,12 @@ size_t hp_cost_summary(const struct hp_cost *c, char *buf, size_t len);
 /* ---- predicted cost -----------------------------------------------------
  *
  * C_pred = sum over probe points of (cost per pair) x (expected frequency),
- * plus sampling: threads x sampling rate x cost per sample.  The prediction
+ * plus sampling: CPU seconds x sampling rate (samples per CPU second of a
+ * thread) x cost per sample.  The prediction
  * for an interval is made before it runs, from what was known then:
  *  - a probe point never seen yet has no frequency of its own; the first
  *    interval is predicted with a stated guess for the whole process
- *    (HP_PRED_GUESS_RATE probe pairs per second per running thread);
+ *    (HP_PRED_GUESS_RATE probe pairs per CPU second);
  *  - afterwards each point's expected frequency is its rate observed in the
  *    previous interval while it was enabled; a point first seen during an
  *    interval was not predicted for that interval (nothing knew it existed,
@@ -114,7 +115,7 @@ size_t hp_cost_summary(const struct hp_cost *c, char *buf, size_t len);
  * The total predicted over the run (sum of interval predictions) is reported
  * beside the observed range.
  */
-#define HP_PRED_GUESS_RATE 1.0e5 /* probe pairs/s per thread, first interval */
+#define HP_PRED_GUESS_RATE 1.0e5 /* probe pairs per CPU second, first interval */
 
 struct hp_pred_point {           /* one probe point (a function key) */
 	uint64_t key;
@@ -136,9 +137,10 @@ void hp_pred__init(struct hp_pred *p, double guess_rate);
 /* What the interval of `dt` seconds is predicted to cost given the state
  * before it: probes of points `pts[0..n)` (enabled[i] = fraction of the
  * interval point i is expected enabled, 1 without a budget; NULL = all 1),
- * at pair_s each, threads x freq samples per second at sample_s.  Pure. */
+ * at pair_s each; `cpus` CPU seconds per second sampled at freq samples
+ * per CPU second, at sample_s each.  Pure. */
 double hp_pred__forecast(const struct hp_pred *p, const struct hp_pred_point *pts, size_t n,
-			 const double *enabled, double dt, double pair_s, int threads,
+			 const double *enabled, double dt, double pair_s, double cpus,
 			 double freq, double sample_s, double *probes_part);
 
 /* Close an interval: add the forecast made for it (probes, sampling) to the

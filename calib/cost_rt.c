@@ -63,7 +63,8 @@ static struct {
 	double cpu_prev_s;       /* process CPU time at the last tick */
 	/* prediction */
 	struct hp_pred pred;
-	double next_probes, next_sampling; /* forecast of the open interval */
+	double next_probes, next_sampling; /* forecast rates (s/s) of the open interval */
+	double cpu_rate;         /* the process's CPU seconds per second, last interval */
 	/* totals at the last tick, for interval deltas */
 	uint64_t prev_events, prev_meas_period, prev_taken, prev_handler, prev_skips;
 	/* observed cost per interval, as a fraction of the interval's CPU time */
@@ -161,11 +162,7 @@ static double open_forecast(uint64_t now)
 {
 	if (!C.last_ns || now <= C.last_ns)
 		return 0;
-	double dt = (double)(now - C.last_ns) * 1e-9;
-	double full = (double)HP_COST_TICK_MS * 1e-3;
-	double f = C.next_probes + C.next_sampling;
-	/* The forecast was made for a whole interval: pro rata. */
-	return f * (dt < full ? dt / full : 1.0);
+	return (C.next_probes + C.next_sampling) * (double)(now - C.last_ns) * 1e-9;
 }
 
 void hp_cost_now(struct hp_cost_in *in, struct hp_cost *out)
@@ -267,8 +264,8 @@ static int cost_write(struct hp_writer *w, void *arg)
 	rc = kv_f(w, "handler_us", in.samples_taken ? in.handler_s / (double)in.samples_taken * 1e6
 						     : 0.0, rc);
 	rc = kv_u(w, "measurement_ranges", C.meas_ranges, rc);
-	/* Observed cost per controller interval, as a fraction of the CPU time
-	 * of the interval: Hollingsworth & Miller's Fig. 4 columns. */
+	/* Ideal cost per controller interval, as a fraction of the CPU time of
+	 * the interval: Hollingsworth & Miller's Fig. 4 columns. */
 	double avg = C.nint ? C.rate_sum / C.nint : 0;
 	double var = C.nint > 1 ? (C.rate_sq - C.nint * avg * avg) / (C.nint - 1) : 0;
 	rc = kv_u(w, "intervals", C.nint, rc);
@@ -418,32 +415,33 @@ static void tick(uint64_t now)
 	uint64_t roots = 0, nested = 0;
 	hp_budget_skips(&roots, &nested);
 
-	/* Close the interval's prediction and learn the observed rates. */
+	/* Close the interval's prediction (made as rates, for however long the
+	 * interval turned out) and learn the observed rates. */
 	hp_pred__close(&C.pred, hp_cpts.pred, n, new_from, hp_cpts.calls, hp_cpts.on_s, dt,
-		       C.next_probes, C.next_sampling);
+		       C.next_probes * dt, C.next_sampling * dt);
 
 	/* What this interval cost, by the same model as the profile's range. */
 	uint64_t d_events = tt.events - C.prev_events;
-	uint64_t d_meas = tt.meas_period - C.prev_meas_period;
 	uint64_t d_taken = tt.taken - C.prev_taken;
 	uint64_t d_handler = tt.handler - C.prev_handler;
 	uint64_t d_skips = roots + nested - C.prev_skips;
 	double ideal = (double)d_events * pair + (double)d_skips * hp_budget_skip_pair_s();
-	double direct = !strcmp(hp_rt.source_unit, "ns") ? (double)d_meas * 1e-9 : ideal;
 	double ksample = (hp_calib.sample_kernel.n ? hp_calib.sample_kernel.median
 						   : hp_calib.sample.median) * 1e-9;
 	double sampling = (double)d_taken * ksample + (hz > 0 ? (double)d_handler / hz : 0);
 	double d_ctl = ctl - C.ctl_prev_s;
-	double cost = (direct > ideal ? direct : ideal) + sampling + (d_ctl > 0 ? d_ctl : 0);
 	double d_cpu = cpu - C.cpu_prev_s;
 	/* The program's own CPU rate for the budget: from the calibrated cost
 	 * (scaled by kappa), which unlike the sampled one is not noisy over a
 	 * 50 ms interval; smoothed over a few intervals. */
 	double model = C.kappa * ideal + sampling + (d_ctl > 0 ? d_ctl : 0);
 	double wrate = d_cpu > model ? (d_cpu - model) / dt : 0;
+	C.cpu_rate = d_cpu > 0 ? d_cpu / dt : 0;
 	C.work_rate = C.nint ? 0.7 * C.work_rate + 0.3 * wrate : wrate;
+	/* Per-interval statistics use the ideal cost, as the paper's Fig. 4
+	 * does: the sampled cost of a 50 ms interval is a handful of samples. */
 	if (d_cpu > 0 && C.prev_taken + C.prev_events > 0) {
-		double r = cost / d_cpu;
+		double r = (ideal + sampling + (d_ctl > 0 ? d_ctl : 0)) / d_cpu;
 		if (r > 1)
 			r = 1;
 		C.nint++;
@@ -490,7 +488,7 @@ static void tick(uint64_t now)
 			.dt = dt,
 			.now_s = (double)(now - C.start_ns) * 1e-9,
 			.work = C.work_rate,
-			.floor = (double)tt.live * freq * per_sample + (d_ctl > 0 ? d_ctl / dt : 0),
+			.floor = C.cpu_rate * freq * per_sample + (d_ctl > 0 ? d_ctl / dt : 0),
 			.pair_s = pair,
 			.kappa = C.kappa,
 			.cum_cost = cum_cost,
@@ -500,19 +498,17 @@ static void tick(uint64_t now)
 		hp_budget_tick(&iv);
 	}
 
-	/* Forecast the next interval from what is known now. */
-	double next_dt = (double)HP_COST_TICK_MS * 1e-3;
+	/* Forecast the next interval from what is known now, as rates. */
 	double probes = 0;
-	double f = hp_pred__forecast(&C.pred, hp_cpts.pred, n, hp_cpts.enabled, next_dt, pair,
-				     (int)(tt.live ? tt.live : 1), hp_rt.source ? freq : 0, per_sample,
-				     &probes);
+	double f = hp_pred__forecast(&C.pred, hp_cpts.pred, n, hp_cpts.enabled, 1.0, pair,
+				     C.cpu_rate, hp_rt.source ? freq : 0, per_sample, &probes);
 	double samp = f - probes;
 	/* Regulated points still cost their skipped calls. */
 	double skip = hp_budget_skip_pair_s();
 	for (uint32_t i = 0; i < n && skip > 0; i++) {
 		double off = 1 - hp_cpts.enabled[i];
 		if (off > 0)
-			probes += off * hp_cpts.pred[i].rate * skip * next_dt;
+			probes += off * hp_cpts.pred[i].rate * skip;
 	}
 	C.next_probes = probes;
 	C.next_sampling = samp;
@@ -581,6 +577,7 @@ static void state_reset(void)
 	C.nint = 0;
 	C.rate_sum = C.rate_sq = C.rate_max = 0;
 	C.kappa = 1;
+	C.cpu_rate = 1;
 	C.start_ns = C.last_ns = now;
 	points_reset();
 }
@@ -593,7 +590,7 @@ static void first_forecast(void)
 	double ks = (hp_calib.sample_kernel.n ? hp_calib.sample_kernel.median : hp_calib.sample.median) *
 		    1e-9;
 	double probes = 0;
-	double f = hp_pred__forecast(&C.pred, NULL, 0, NULL, (double)HP_COST_TICK_MS * 1e-3, pair_s(), 1,
+	double f = hp_pred__forecast(&C.pred, NULL, 0, NULL, 1.0, pair_s(), 1.0,
 				     hp_rt.source ? freq : 0, ks, &probes);
 	C.next_probes = probes;
 	C.next_sampling = f - probes;

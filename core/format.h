@@ -41,6 +41,7 @@ enum hp_sec_type {
 	HP_SEC_COST = 6,      /* kv: the cost system's totals */
 	HP_SEC_BUDGET = 7,    /* kv + records: what the overhead budget regulated */
 	HP_SEC_COUNTING = 8,  /* kv: probes: effective mode, probes seen, filter, folding (docs/probes.md) */
+	HP_SEC_LIVE = 9,      /* kv: live statistics: state, snapshots and their cost (docs/cmd-watch.md) */
 	HP_SEC_MPI = 16,      /* kv: per-rank MPI summary, compensation */
 	HP_SEC_MPI_SITES = 17,/* per call site and peer statistics */
 	HP_SEC_MPI_RANKS = 18,/* merged profiles: one kv block per rank */

@@ -23,7 +23,11 @@
  *   incl_comp = R - Di - n*F - S
  *   excl_comp = incl_comp - C
  * which gives excl_comp = R_excl - Di - L*De - S_excl for L direct children,
- * the exclusive inflation of the paper's model.
+ * the exclusive inflation of the paper's model.  F and Di are measured
+ * again during the run (in-situ recalibration, counting/probe.c), so the
+ * n*F of a call is the sum of the F in effect when each inner pair ran
+ * (inside_cost): n * F_now plus a per-frame correction that each
+ * recalibration during the call updates (hp_probe_set_costs()).
  *
  * Clamping.  Per call these values are signed and are *not* clamped: a
  * tiny function's compensated time is its body (a few cycles) plus the
@@ -45,17 +49,20 @@
 
 #include "core/cct.h"
 
-/* Costs used by the timed probes, in cycles, fixed after calibration. */
+/* Start-up costs of the probes, in cycles, from the calibration: what a
+ * thread starts with (counting/probe_impl.h keeps the per-thread values
+ * that in-situ recalibration updates). */
 struct hp_comp_costs {
 	uint64_t di;            /* own partial pair cost inside own interval */
 	uint64_t pair;          /* F: full timed pair seen from outside */
-	uint64_t sample_kernel; /* per-sample cost outside the handler (estimate) */
+	uint64_t sample_kernel; /* per-signal cost outside the handler (estimate) */
 };
 
 /* One finished call. */
 struct hp_comp_call {
 	uint64_t raw_incl;       /* t_exit - t_enter */
-	uint64_t inside;         /* descendant probe pairs entered in the interval */
+	uint64_t own;            /* Di of its own pair */
+	uint64_t inside_cost;    /* F summed over the probe pairs entered inside */
 	uint64_t child_raw;      /* sum of direct children's raw inclusive */
 	int64_t child_comp;      /* sum of direct children's compensated inclusive (signed) */
 	uint64_t sampler;        /* sampler cost inside the interval (hp_comp_sampler()) */
@@ -66,13 +73,12 @@ struct hp_comp_result {
 	int64_t incl_comp, excl_comp; /* compensated, signed, not clamped */
 };
 
-static inline struct hp_comp_result hp_comp_call(const struct hp_comp_costs *c,
-						 const struct hp_comp_call *k)
+static inline struct hp_comp_result hp_comp_call(const struct hp_comp_call *k)
 {
 	struct hp_comp_result r;
 	r.incl = k->raw_incl;
 	r.excl = k->raw_incl > k->child_raw ? k->raw_incl - k->child_raw : 0;
-	uint64_t remove = c->di + k->inside * c->pair + k->sampler;
+	uint64_t remove = k->own + k->inside_cost + k->sampler;
 	r.incl_comp = (int64_t)(k->raw_incl - remove);
 	r.excl_comp = (int64_t)((uint64_t)r.incl_comp - (uint64_t)k->child_comp);
 	return r;

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -26,7 +27,8 @@ static uint64_t round_u64(double v)
 }
 
 /* Costs in cycles from the calibration: what each probe adds to the
- * thread's overhead and delay, and what compensation removes. */
+ * thread's overhead and delay, and what compensation removes (start-up
+ * values of every thread; measured mode refines them in situ). */
 static void setup_costs(int pmode)
 {
 	double pair = pmode == HP_PM_TIMED ? hp_calib.timed_probe.median
@@ -35,12 +37,21 @@ static void setup_costs(int pmode)
 	uint64_t pc = round_u64(ns_to_cycles(pair));
 	hp_probe_g.cost_pair = pc;
 	memset(&hp_probe_g.comp, 0, sizeof(hp_probe_g.comp));
-	if (pmode == HP_PM_TIMED && hp_rt.cfg.compensate != HP_COMP_NONE) {
+	hp_probe_g.comp_on = pmode == HP_PM_TIMED && hp_rt.cfg.compensate != HP_COMP_NONE;
+	if (hp_probe_g.comp_on) {
 		hp_probe_g.comp.di = round_u64(ns_to_cycles(hp_calib.di.median));
 		hp_probe_g.comp.pair = pc;
 		hp_probe_g.comp.sample_kernel =
 			round_u64(ns_to_cycles(hp_calib.sample_kernel.median));
 	}
+	/* In-situ recalibration (counting/probe.c): measured mode, when the
+	 * start-up calibration ran (it resolves what the bursts call).
+	 * HYPROF_RECAL_MS=0 turns it off. */
+	hp_probe_g.recal_period = 0;
+	const char *e = getenv("HYPROF_RECAL_MS");
+	double ms = e && *e ? strtod(e, NULL) : 5.0;
+	if (pmode == HP_PM_TIMED && hp_calib.done && ms > 0 && hp_calib.tsc_hz > 0)
+		hp_probe_g.recal_period = (uint64_t)(ms * 1e-3 * hp_calib.tsc_hz);
 }
 
 static int hp_counting_write(struct hp_writer *w, void *arg);
@@ -53,8 +64,17 @@ static void counting_fork_child(void)
 {
 	struct hp_thread *t = hp_probe_swap_self(NULL);
 	hp_probe_swap_self(t);
-	if (t)
-		hp_probe_cache_clear(t);
+	if (!t || !t->stack)
+		return;
+	hp_probe_cache_clear(t);
+	/* Open frames restart their intervals at the fork (runtime/thread.c
+	 * resets their entry times and the thread's counters): their
+	 * corrections and handler snapshots restart too. */
+	uint32_t sp = t->sp < HP_STACK_MAX ? t->sp : HP_STACK_MAX;
+	for (uint32_t i = 0; i < sp; i++) {
+		t->stack[i].comp_adj = 0;
+		t->stack[i].handler_at = 0;
+	}
 }
 
 int hp_counting_init(void)
@@ -145,8 +165,20 @@ static int hp_counting_write(struct hp_writer *w, void *arg)
 {
 	uint64_t probes = 0, folded = 0, redirects = 0, overflow = 0, mismatch = 0, full = 0;
 	uint64_t clamped = 0, removed = 0, excluded = 0, nthreads = 0, regions_hit = 0;
+	uint64_t bursts = 0, burst_cyc = 0, pmin = 0, pmax = 0, di_w = 0, pair_w = 0;
 	for (struct hp_thread *t = hp_rt.threads; t; t = t->next) {
 		probes += t->probe_events;
+		if (t->stack) {
+			const struct hp_probe_thr *pt = hp_probe_thr(t->stack);
+			bursts += pt->recal_n;
+			burst_cyc += pt->recal_cycles;
+			pair_w += pt->pair_sum + hp_sub0(t->probe_events, pt->ev_mark) * pt->pair;
+			di_w += pt->di * t->probe_events;
+			if (pt->pair_min && (!pmin || pt->pair_min < pmin))
+				pmin = pt->pair_min;
+			if (pt->pair_max > pmax)
+				pmax = pt->pair_max;
+		}
 		overflow += t->stack_overflow;
 		mismatch += t->exit_mismatch;
 		full += t->probe.full;
@@ -197,6 +229,17 @@ static int hp_counting_write(struct hp_writer *w, void *arg)
 	rc = rc ? rc : hp_writer_kv_u64(w, "comp.removed_cycles", removed);
 	rc = rc ? rc : hp_writer_kv_f64(w, "comp.removed_s", hp_cycles_to_s(removed));
 	rc = rc ? rc : hp_writer_kv_u64(w, "comp.clamped", clamped);
+	/* In-situ recalibration: bursts, their time (excluded from every
+	 * interval), the F the pairs were costed at (mean over the pairs),
+	 * the range measured, and the threads' last Di (weighted by pairs). */
+	rc = rc ? rc : hp_writer_kv_f64(w, "comp.recal_period_ms",
+					hp_calib.tsc_hz > 0 ? (double)hp_probe_g.recal_period * 1e3 / hp_calib.tsc_hz : 0);
+	rc = rc ? rc : hp_writer_kv_u64(w, "comp.recal_bursts", bursts);
+	rc = rc ? rc : hp_writer_kv_f64(w, "comp.recal_s", hp_cycles_to_s(burst_cyc));
+	rc = rc ? rc : hp_writer_kv_f64(w, "comp.insitu_pair_cycles.mean", probes ? (double)pair_w / (double)probes : 0);
+	rc = rc ? rc : hp_writer_kv_u64(w, "comp.insitu_pair_cycles.min", pmin);
+	rc = rc ? rc : hp_writer_kv_u64(w, "comp.insitu_pair_cycles.max", pmax);
+	rc = rc ? rc : hp_writer_kv_f64(w, "comp.insitu_di_cycles.last", probes ? (double)di_w / (double)probes : 0);
 	rc = rc ? rc : hp_writer_kv_u64(w, "cost.pair_cycles", hp_probe_g.cost_pair);
 	rc = rc ? rc : hp_writer_kv_f64(w, "tsc_hz", hp_calib.tsc_hz);
 	return rc ? rc : hp_writer_end(w);

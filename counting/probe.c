@@ -10,14 +10,15 @@
  * instrumented themselves (no_instrument_function, and the runtime is not
  * built with -finstrument-functions).
  *
- * Modes: hp_probe_g.mode is read once per probe.  Off (sampled mode, before
- * hp_counting_init, after teardown): return after one predictable branch.
- * Count (hybrid): find the child, push a frame, calls++.  Timed (measured):
- * also read the TSC as late as possible at entry and as early as possible
- * at exit, and compensate each call (counting/comp.h).
+ * Modes: hp_probe_g.mode is read once per probe.  Count (hybrid, tested
+ * first): find the child, push a frame, calls++.  Off (sampled mode, before
+ * hp_counting_init, after teardown): return after two predictable branches.
+ * Timed (measured): also read the TSC as late as possible at entry and as
+ * early as possible at exit, compensate each call (counting/comp.h), and
+ * recalibrate in situ.
  */
 /* No SLP vectorisation in the probes: GCC would pack adjacent 32-bit
- * fields (probe_cur and sp, node and prev) through xmm registers, which
+ * fields (probe_cur and sp) through xmm registers, which
  * puts a cross-domain move on the load -> compare chain of the hot path. */
 #pragma GCC optimize("no-tree-slp-vectorize")
 
@@ -25,6 +26,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "calib/calib.h"
 #include "counting/counting.h"
 #include "counting/counting_priv.h"
 #include "sampler/sampler.h"
@@ -115,14 +117,17 @@ static inline __attribute__((always_inline)) int enter_slow_features(struct hp_t
 
 /* ---- function probes ---------------------------------------------------
  *
- * Each public probe reads the mode word once.  Off: return (one load, one
- * predictable branch).  Count or timed with the thread set up and the
- * cached child matching: the inline fast path, which makes no call (the
- * other cases leave by a tail call to a general body below, so the fast
- * path saves no register).  Everything else (cache miss, stack overflow,
+ * Each public probe reads the mode word once.  Count (tested first) or
+ * timed with the thread set up and the cached child matching: the inline
+ * fast path, which makes no call (the other cases leave by a tail call to a
+ * general body below, so the fast path saves no register).  Off: return
+ * (one load, two predictable branches).  Everything else (cache miss, stack overflow,
  * exit mismatch, thread set-up, filter, injected delay) goes through the
  * general bodies, which handle every case.
  */
+
+#define HP_RECAL_EVERY 4096u /* entries between two looks at the clock (measured mode) */
+static void probe_recal(struct hp_thread *t);
 
 /* General bodies, one per mode and direction (noinline: the fast paths
  * tail-call them). */
@@ -135,6 +140,8 @@ static inline __attribute__((always_inline)) int enter_slow_features(struct hp_t
 		if (HP_UNLIKELY(hp_probe_g.slow) && enter_slow_features(t, key, kind))          \
 			return;                                                                 \
 		hp_probe_enter_t(t, key, kind, (M) == HP_PM_TIMED);                             \
+		if ((M) == HP_PM_TIMED && !(t->probe_events & (HP_RECAL_EVERY - 1)))            \
+			probe_recal(t);                                                         \
 	}
 #define GENERAL_EXIT(NAME, M)                                                                   \
 	static PROBE_STATIC __attribute__((noinline)) void NAME(uint64_t key, uint64_t now)     \
@@ -153,13 +160,93 @@ GENERAL_ENTER(enter_timed_general, HP_PM_TIMED)
 GENERAL_EXIT(exit_count_general, HP_PM_COUNT)
 GENERAL_EXIT(exit_timed_general, HP_PM_TIMED)
 
+/* ---- in-situ recalibration (measured mode) -------------------------------
+ *
+ * What a probe pair costs changes during a run on a shared machine: the
+ * host changes the core clock and other tenants contend for the core (a
+ * timed pair was measured at 44 ns and at 70 ns in the same minute, the
+ * program's own work slowing down alike).  A start-up value would then be
+ * wrong for most of the run.  So every HP_RECAL_EVERY entries a timed probe
+ * checks the clock, and once per recal_period (HYPROF_RECAL_MS, 5 ms) it
+ * runs a burst: the calibration's null function, timed on a private probe
+ * state, on this thread, now (hp_calib_burst(): 3 trials of 16 pairs, ~8 us,
+ * about 0.15% of the run).  The thread's F and Di become the burst's
+ * medians; open intervals keep the F that was in effect when their inner
+ * pairs ran (hp_probe_set_costs()).  The burst's own time is removed from
+ * every open interval (their entry times move forward by it) and added to
+ * the thread's overhead and delay.  Hybrid mode does not recalibrate (its
+ * probes read no clock; their cost only feeds the overhead accounting). */
+#define HP_RECAL_K 16u
+#define HP_RECAL_TRIALS 3u
+
+static NOINSTR __attribute__((noinline)) struct hp_thread *probe_priv_new(void)
+{
+	struct hp_thread *p = mmap(NULL, sizeof(*p), PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	if (cct__init(&p->probe, 8) != 0) {
+		munmap(p, sizeof(*p));
+		return NULL;
+	}
+	if (hp_probe_mem_map(p) != 0) {
+		cct__destroy(&p->probe);
+		munmap(p, sizeof(*p));
+		return NULL;
+	}
+	hp_probe_thr(p->stack)->no_recal = 1;
+	return p;
+}
+
+static PROBE_STATIC __attribute__((noinline)) void probe_recal(struct hp_thread *t)
+{
+	struct hp_probe_thr *pt = hp_probe_thr(t->stack);
+	uint64_t t0 = hp_rdtsc();
+	if (pt->no_recal || !hp_probe_g.recal_period || t0 - pt->last_recal < hp_probe_g.recal_period)
+		return;
+	if (!pt->priv && !(pt->priv = probe_priv_new())) {
+		pt->no_recal = 1;
+		return;
+	}
+	uint64_t h0 = t->handler_cycles;
+	probe_self = pt->priv;
+	uint64_t pair = 0, di = 0;
+	int rc = hp_calib_burst(pt->priv, HP_RECAL_K, HP_RECAL_TRIALS, &pair, &di);
+	probe_self = t;
+	uint64_t t1 = hp_rdtsc();
+	/* The burst is no part of any interval: move the open ones' entry
+	 * times past it (samples taken meanwhile are removed as sampler cost
+	 * by the intervals, so not twice). */
+	uint64_t d = t1 - t0, h = hp_sub0(t->handler_cycles, h0);
+	d = d > h ? d - h : 0;
+	hp_probe_exclude(t, d);
+	t->overhead += d;
+	t->delay += d;
+	pt->recal_n++;
+	pt->recal_cycles += d;
+	pt->last_recal = t1;
+	if (rc != 0)
+		return;
+	if (hp_probe_g.comp_on)
+		hp_probe_set_costs(t, pair, pair, di);
+	else
+		hp_probe_set_costs(t, pair, 0, 0);
+	if (!pt->pair_min || pair < pt->pair_min)
+		pt->pair_min = pair;
+	if (pair > pt->pair_max)
+		pt->pair_max = pair;
+}
+
 /* Timed fast paths in their own functions (the count path stays free of
  * the registers they need). */
 static PROBE_STATIC __attribute__((noinline)) void enter_timed(uint64_t key)
 {
 	struct hp_thread *t = probe_self;
-	if (HP_LIKELY(t) && hp_probe_enter_hit(t, key, 1))
+	if (HP_LIKELY(t) && hp_probe_enter_hit(t, key, 1)) {
+		if (HP_UNLIKELY(!(t->probe_events & (HP_RECAL_EVERY - 1))))
+			probe_recal(t);
 		return;
+	}
 	enter_timed_general(key, CCT_F_PROBE);
 }
 
@@ -176,13 +263,13 @@ static PROBE_STATIC __attribute__((noinline)) void exit_timed(uint64_t key)
  * tail calls. */
 #define DISPATCH_ENTER(M, KEY)                                                                  \
 	int m_ = (M);                                                                           \
-	if (HP_LIKELY(m_ == HP_PM_OFF))                                                         \
-		return;                                                                         \
 	if (HP_LIKELY(m_ == HP_PM_COUNT)) {                                                     \
 		struct hp_thread *t_ = probe_self;                                              \
 		if (HP_LIKELY(t_) && hp_probe_enter_hit(t_, (KEY), 0))                          \
 			return;                                                                 \
 		enter_count_general((KEY), CCT_F_PROBE);                                        \
+	} else if (HP_LIKELY(m_ == HP_PM_OFF)) {                                                \
+		return;                                                                         \
 	} else if (m_ == HP_PM_TIMED) {                                                         \
 		enter_timed(KEY);                                                               \
 	} else if ((m_ & HP_PM_MASK) == HP_PM_TIMED) {                                          \
@@ -193,13 +280,13 @@ static PROBE_STATIC __attribute__((noinline)) void exit_timed(uint64_t key)
 
 #define DISPATCH_EXIT(M, KEY)                                                                   \
 	int m_ = (M);                                                                           \
-	if (HP_LIKELY(m_ == HP_PM_OFF))                                                         \
-		return;                                                                         \
 	if (HP_LIKELY(m_ == HP_PM_COUNT)) {                                                     \
 		struct hp_thread *t_ = probe_self;                                              \
 		if (HP_LIKELY(t_) && hp_probe_exit_hit(t_, (KEY), 0, 0))                        \
 			return;                                                                 \
 		exit_count_general((KEY), 0);                                                   \
+	} else if (HP_LIKELY(m_ == HP_PM_OFF)) {                                                \
+		return;                                                                         \
 	} else if (m_ == HP_PM_TIMED) {                                                         \
 		exit_timed(KEY);                                                                \
 	} else if ((m_ & HP_PM_MASK) == HP_PM_TIMED) {                                          \

@@ -18,9 +18,12 @@ struct hp_probe_globals hp_probe_g;
 
 /* ---- per-thread probe memory ------------------------------------------ */
 
+_Static_assert(sizeof(struct hp_probe_thr) == 128, "hp_probe_thr: two cache lines");
+
 static size_t mem_len(uint32_t cap)
 {
-	size_t len = (HP_STACK_MAX + 1) * sizeof(struct hp_frame) + (size_t)cap * sizeof(uint32_t);
+	size_t len = sizeof(struct hp_probe_thr) + (HP_STACK_MAX + 1) * sizeof(struct hp_frame) +
+		     (size_t)cap * sizeof(uint32_t);
 	return (len + 4095) & ~(size_t)4095;
 }
 
@@ -32,9 +35,15 @@ int hp_probe_mem_map(struct hp_thread *t)
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED)
 		return -errno;
+	struct hp_probe_thr *pt = m;
+	pt->pair = hp_probe_g.cost_pair;
+	pt->comp_pair = hp_probe_g.comp.pair;
+	pt->di = hp_probe_g.comp.di;
+	pt->last_recal = hp_rdtsc();
+	struct hp_frame *stack = (struct hp_frame *)(void *)(pt + 1) + 1;
 	t->probe_cur = CCT_ROOT;
 	t->sp = 0;
-	__atomic_store_n(&t->stack, (struct hp_frame *)m + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->stack, stack, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -42,22 +51,57 @@ void hp_probe_mem_unmap(struct hp_thread *t)
 {
 	if (!t->stack)
 		return;
-	munmap(t->stack - 1, mem_len(t->probe.cap));
+	munmap(hp_probe_thr(t->stack), mem_len(t->probe.cap));
 	t->stack = NULL;
+}
+
+void hp_probe_set_costs(struct hp_thread *t, uint64_t pair, uint64_t comp_pair, uint64_t di)
+{
+	struct hp_probe_thr *pt = hp_probe_thr(t->stack);
+	/* A frame removes inside x F_now + comp_adj at its exit: the pairs
+	 * already inside it ran at the old F, so comp_adj takes the
+	 * difference (mod 2^64: the sum at exit is right even when a term is
+	 * "negative"). */
+	uint64_t ev = t->probe_events, old = pt->comp_pair;
+	uint32_t sp = t->sp < HP_STACK_MAX ? t->sp : HP_STACK_MAX;
+	if (old != comp_pair)
+		for (uint32_t i = 0; i < sp; i++) {
+			struct hp_frame *f = &t->stack[i];
+			f->comp_adj += (ev - f->probes_at) * (old - comp_pair);
+		}
+	pt->pair_sum += (ev - pt->ev_mark) * pt->pair;
+	pt->ev_mark = ev;
+	pt->pair = pair;
+	pt->comp_pair = comp_pair;
+	pt->di = di;
+}
+
+void hp_probe_exclude(struct hp_thread *t, uint64_t d)
+{
+	uint32_t sp = t->sp < HP_STACK_MAX ? t->sp : HP_STACK_MAX;
+	for (uint32_t i = 0; i < sp; i++)
+		t->stack[i].t_enter += d;
 }
 
 void hp_probe_cache_clear(struct hp_thread *t)
 {
-	if (t->stack)
-		memset(hp_probe_cache(t->stack), 0, (size_t)t->probe.cap * sizeof(uint32_t));
+	/* Up to the highest entry ever written (the rest of the array was
+	 * never touched, so costs nothing); not t->probe.n, which a reset
+	 * may already have lowered. */
+	if (!t->stack)
+		return;
+	struct hp_probe_thr *pt = hp_probe_thr(t->stack);
+	memset(hp_probe_cache(t->stack), 0, (size_t)pt->cache_hw * sizeof(uint32_t));
+	pt->cache_hw = 0;
 }
 
 NOINSTR void hp_probe_spin(uint64_t cycles)
 {
+	/* A wait for a TSC deadline, so the injected cost is known in wall
+	 * time (the MPI and cost tests rely on that).  No `pause`: in a VM a
+	 * pause loop can exit to the hypervisor (pause-loop exiting) and give
+	 * the CPU away for microseconds. */
 	uint64_t end = hp_rdtsc() + cycles;
-	/* No `pause`: in a VM a pause loop can exit to the hypervisor
-	 * (pause-loop exiting) and give the CPU away for microseconds, which
-	 * would make the injected cost larger than asked and unstable. */
 	while (hp_rdtsc() < end)
 		__asm__ volatile("" ::: "memory");
 }
@@ -93,6 +137,9 @@ uint32_t hp_probe_child_slow(struct hp_thread *t, uint32_t cur, uint64_t key, ui
 	/* The resolved node has the key entered (a fold target has the same
 	 * key), so the next entry of `key` from `cur` hits the cache. */
 	hp_probe_cache(t->stack)[cur] = c;
+	struct hp_probe_thr *pt = hp_probe_thr(t->stack);
+	if (cur >= pt->cache_hw)
+		pt->cache_hw = cur + 1;
 	return c;
 }
 
@@ -110,8 +157,8 @@ void hp_probe_enter_overflow(struct hp_thread *t, uint64_t key, uint32_t kind)
 	t->probe.nodes[cur].flags |= CCT_F_TRUNCATED;
 	t->probe_events++;
 	t->sp++;
-	t->overhead += hp_probe_g.cost_pair;
-	t->delay += hp_probe_g.cost_pair;
+	t->overhead += hp_probe_thr(t->stack)->pair;
+	t->delay += hp_probe_thr(t->stack)->pair;
 }
 
 void hp_probe_exit_slow(struct hp_thread *t, uint64_t key, int timed, uint64_t now)

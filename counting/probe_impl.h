@@ -3,15 +3,19 @@
  *
  * Probe context: no malloc, no locks, no stdio on these paths; the only
  * memory touched is the calling thread's probe tree and probe memory (shadow
- * stack and child cache), both mapped by hp_counting_thread_init().  A
- * sample handler may interrupt any line: it only reads t->probe_cur and adds
- * to that node's sample fields, which no probe writes.
+ * stack, child cache, per-thread costs), both mapped by
+ * hp_counting_thread_init().  A sample handler may interrupt any line: it
+ * only reads t->probe_cur and adds to that node's sample fields, which no
+ * probe writes.
  *
  * Per-thread probe memory (one mapping, hp_probe_mem_map()):
  *
- *     [root frame][frame 0 ... frame HP_STACK_MAX-1][child cache: cap x u32]
- *                  ^ t->stack
+ *     [struct hp_probe_thr][root frame][frame 0 ... frame HP_STACK_MAX-1][child cache: cap x u32]
+ *                                       ^ t->stack
  *
+ * hp_probe_thr: the thread's current probe costs (start-up calibration,
+ * then in-situ recalibration); found at a fixed offset below t->stack, so
+ * the hot path pays no extra pointer load.
  * t->stack[-1] is a root frame: the parent frame of depth-0 calls, so a
  * frame's exit adds to its parent frame without testing the depth.  The
  * child cache holds, per probe-tree node, the node its last entered child
@@ -60,10 +64,12 @@ enum {
 struct hp_probe_globals {
 	volatile int mode;        /* enum hp_pmode (| HP_PM_SLOW), read once per probe */
 	uint32_t slow;            /* HP_PS_* */
-	uint64_t delay_enter;     /* injected busy-wait in cycles, enter part */
+	uint64_t delay_enter;     /* injected busy-wait in TSC cycles, enter part */
 	uint64_t delay_exit;      /* exit part */
-	uint64_t cost_pair;       /* cycles added to t->overhead/t->delay per pair (at entry) */
-	struct hp_comp_costs comp;/* timed-mode compensation costs (cycles) */
+	uint64_t cost_pair;       /* start-up cost of a pair of the mode (cycles) */
+	struct hp_comp_costs comp;/* start-up compensation costs (cycles; 0 = none) */
+	int comp_on;              /* measured mode with compensation (HYPROF_COMPENSATE) */
+	uint64_t recal_period;    /* in-situ recalibration period in cycles (0 = off) */
 	uint64_t warned_overflow; /* one-time warning done */
 };
 HP_HIDDEN extern struct hp_probe_globals hp_probe_g;
@@ -76,13 +82,46 @@ static inline int hp_probe_mode_word(int pm)
 
 /* ---- per-thread probe memory (counting/probe_core.c) ------------------- */
 
-/* Map the shadow stack (with its root frame) and the child cache for a tree
- * of t->probe.cap nodes; sets t->stack, t->sp = 0, t->probe_cur = root.
- * Returns 0 or -errno.  Not signal-safe. */
+/* A thread's probe costs (cycles).  Set from hp_probe_g when the memory is
+ * mapped; measured mode updates them from in-situ recalibration bursts
+ * (counting/probe.c) through hp_probe_set_costs(). */
+struct hp_probe_thr {
+	uint64_t pair;        /* cost of one pair: added to t->overhead and t->delay per entry */
+	uint64_t comp_pair;   /* F removed per inner pair (0: no compensation) */
+	uint64_t di;          /* Di removed from each call's own interval (0: no compensation) */
+	uint64_t pair_sum;    /* pair summed over the entries before ev_mark (for the mean) */
+	uint64_t last_recal;  /* TSC of the last recalibration (or of the set-up) */
+	uint64_t recal_n;     /* recalibration bursts run */
+	uint64_t recal_cycles;/* cycles they took (removed from every open interval) */
+	struct hp_thread *priv; /* private state the bursts run their probes on */
+	uint64_t pair_min, pair_max; /* range of the F values measured in situ */
+	uint64_t no_recal;    /* 1: never recalibrate (calibration's own states) */
+	uint64_t ev_mark;     /* t->probe_events at the last change of pair */
+	uint64_t cache_hw;    /* child-cache entries [0, cache_hw) may be set */
+	uint64_t reserved[3];
+};
+
+HP_INLINE struct hp_probe_thr *hp_probe_thr(struct hp_frame *stack)
+{
+	return (struct hp_probe_thr *)(void *)(stack - 1) - 1;
+}
+
+/* Map the probe memory (costs, shadow stack with its root frame, child
+ * cache) for a tree of t->probe.cap nodes; sets t->stack, t->sp = 0,
+ * t->probe_cur = root, and the costs from hp_probe_g.  Returns 0 or
+ * -errno.  Not signal-safe. */
 HP_HIDDEN int hp_probe_mem_map(struct hp_thread *t);
 HP_HIDDEN void hp_probe_mem_unmap(struct hp_thread *t);
 /* Forget every cached child (the tree was reset).  Signal-safe. */
 HP_HIDDEN void hp_probe_cache_clear(struct hp_thread *t);
+/* New costs for the thread (a recalibration): open frames keep the F that
+ * was in effect for the pairs already inside them (their comp_adj).
+ * Signal-safe. */
+HP_HIDDEN void hp_probe_set_costs(struct hp_thread *t, uint64_t pair, uint64_t comp_pair,
+				  uint64_t di);
+/* Remove `d` cycles just spent (a recalibration burst) from every open
+ * interval: their entry times move forward.  Signal-safe. */
+HP_HIDDEN void hp_probe_exclude(struct hp_thread *t, uint64_t d);
 
 HP_INLINE uint32_t *hp_probe_cache(struct hp_frame *stack)
 {
@@ -104,8 +143,9 @@ HP_INLINE void hp_probe_push(struct hp_thread *t, struct hp_frame *stk, struct c
 			     uint32_t sp, uint32_t cur, uint32_t c, uint64_t key, int timed)
 {
 	struct hp_frame *f = &stk[sp];
+	struct hp_probe_thr *pt = hp_probe_thr(stk);
+	(void)cur; /* the exit restores probe_cur from the parent frame's node */
 	f->node = c;
-	f->prev = cur;
 	f->fn = key;
 	nodes[c].calls++;
 	t->probe_cur = c;
@@ -114,10 +154,11 @@ HP_INLINE void hp_probe_push(struct hp_thread *t, struct hp_frame *stk, struct c
 	/* o_p and x_p (ALGORITHMS.md section 4): the whole pair's cost is
 	 * added at its entry (one update per pair; an open frame has its exit
 	 * part counted ahead, at most depth x exit cost). */
-	uint64_t cost = hp_probe_g.cost_pair;
+	uint64_t cost = pt->pair;
 	t->overhead += cost;
 	t->delay += cost;
 	if (timed) {
+		f->comp_adj = 0;
 		nodes[c].active++;
 		f->probes_at = ev;
 		f->child_incl = 0;
@@ -179,23 +220,33 @@ HP_INLINE uint64_t hp_probe_signals(const struct hp_thread *t)
 	return n;
 }
 
-/* Close frame `idx` (the top one) at time `now`. */
-HP_INLINE void hp_probe_pop(struct hp_thread *t, uint32_t idx, int timed, uint64_t now)
+/* Close frame `idx` (the top one) at time `now`.  `nosample`: the caller
+ * checked that no sample handler ran inside the interval (the fast path
+ * keeps the sampler's cost code out of its registers). */
+HP_INLINE void hp_probe_pop_t(struct hp_thread *t, uint32_t idx, int timed, uint64_t now,
+			      int nosample)
 {
 	struct hp_frame *f = &t->stack[idx];
 	if (timed) {
 		struct cct_node *n = &t->probe.nodes[f->node];
+		struct hp_probe_thr *pt = hp_probe_thr(t->stack);
+		/* both counters are reset together at fork */
+		uint64_t inside = t->probe_events - f->probes_at;
 		struct hp_comp_call k = {
-			.raw_incl = hp_sub0(now, f->t_enter),
-			.inside = hp_sub0(t->probe_events, f->probes_at),
+			/* 0 if the TSC went backwards (a migration between
+			 * unsynchronised CPUs) */
+			.raw_incl = HP_LIKELY(now >= f->t_enter) ? now - f->t_enter : 0,
+			.own = pt->di,
+			.inside_cost = inside * pt->comp_pair + f->comp_adj,
 			.child_raw = f->child_incl,
 			.child_comp = (int64_t)f->child_comp,
 		};
-		uint64_t h = hp_sub0(t->handler_cycles, f->handler_at);
-		if (HP_UNLIKELY(h))
-			k.sampler = hp_comp_sampler(h, hp_probe_g.comp.sample_kernel,
-						    hp_probe_signals(t), t->handler_cycles);
-		struct hp_comp_result r = hp_comp_call(&hp_probe_g.comp, &k);
+		uint64_t hcyc = t->handler_cycles;
+		if (!nosample && hcyc != f->handler_at && hp_probe_g.comp_on)
+			k.sampler = hp_comp_sampler(hp_sub0(hcyc, f->handler_at),
+						    hp_probe_g.comp.sample_kernel, hp_probe_signals(t),
+						    hcyc);
+		struct hp_comp_result r = hp_comp_call(&k);
 		int clamped = 0;
 		n->excl += r.excl;
 		n->excl_comp = hp_comp_accum(n->excl_comp, r.excl_comp, &clamped);
@@ -205,33 +256,50 @@ HP_INLINE void hp_probe_pop(struct hp_thread *t, uint32_t idx, int timed, uint64
 		if (HP_LIKELY(--n->active == 0)) {
 			n->incl += r.incl;
 			n->incl_comp = hp_comp_accum(n->incl_comp, r.incl_comp, &clamped);
-			n->probes_inside += k.inside;
+			n->probes_inside += inside;
 		}
-		n->clamped += (uint64_t)clamped;
+		if (HP_UNLIKELY(clamped))
+			n->clamped++;
 		/* The parent frame (the root frame for depth 0): raw and signed
 		 * compensated inclusive sums of its direct children. */
 		f[-1].child_incl += r.incl;
 		f[-1].child_comp += (uint64_t)r.incl_comp;
 	}
-	t->probe_cur = f->prev;
+	/* probe_cur is always the top frame's node (the root frame's is the
+	 * root): restore the parent frame's. */
+	t->probe_cur = f[-1].node;
 	t->sp = idx;
 }
 
-/* The fast path of an exit: the top frame is the function's.  Returns 0
- * (nothing done) when the caller must take hp_probe_exit_t(). */
+HP_INLINE void hp_probe_pop(struct hp_thread *t, uint32_t idx, int timed, uint64_t now)
+{
+	hp_probe_pop_t(t, idx, timed, now, 0);
+}
+
+/* The fast path of an exit: the top frame is the function's (and, timed,
+ * no sample was taken inside the call).  Returns 0 (nothing done) when the
+ * caller must take hp_probe_exit_t(). */
 HP_INLINE int hp_probe_exit_hit(struct hp_thread *t, uint64_t key, int timed, uint64_t now)
 {
 	uint32_t idx = t->sp - 1;
-	if (HP_UNLIKELY(idx >= HP_STACK_MAX || t->stack[idx].fn != key))
+	struct hp_frame *f = &t->stack[idx];
+	if (HP_UNLIKELY(idx >= HP_STACK_MAX || f->fn != key))
 		return 0;
-	hp_probe_pop(t, idx, timed, now);
+	if (timed && HP_UNLIKELY(f->handler_at != t->handler_cycles))
+		return 0;
+	hp_probe_pop_t(t, idx, timed, now, 1);
 	return 1;
 }
 
+/* The whole exit: the top frame's (samples inside or not), or the slow
+ * path (empty stack, overflowed entry, mismatch). */
 HP_INLINE void hp_probe_exit_t(struct hp_thread *t, uint64_t key, int timed, uint64_t now)
 {
-	if (!hp_probe_exit_hit(t, key, timed, now))
-		hp_probe_exit_slow(t, key, timed, now); /* empty, overflow, mismatch */
+	uint32_t idx = t->sp - 1;
+	if (HP_LIKELY(idx < HP_STACK_MAX && t->stack[idx].fn == key))
+		hp_probe_pop(t, idx, timed, now);
+	else
+		hp_probe_exit_slow(t, key, timed, now);
 }
 
 #endif

@@ -27,6 +27,7 @@
  *
  * Runs in the thread that called MPI.  Not signal-safe.
  */
+#include <pthread.h>
 #include <string.h>
 
 #include "mpiwrap/classes.h"
@@ -34,7 +35,107 @@
 
 enum shape { SYM, ROOT_IN, ROOT_OUT, SCAN };
 
-static inline int64_t i64max(int64_t a, int64_t b) { return a > b ? a : b; }
+/* ---- the exchange's transport ------------------------------------------------
+ * Normally a few int64 with MPI_MIN or MPI_MAX.  With a piggyback extension
+ * (the critical path, pb.h) the exchange carries its piggyback too, in one
+ * collective: {values, pb} combined by a user operation (the values
+ * elementwise, the piggyback by the extension's combine). */
+struct xbuf {
+	int64_t v[4];
+	struct hp_pb pb;
+};
+enum xkind { X_ALLREDUCE, X_SCAN, X_REDUCE, X_BCAST };
+
+static MPI_Datatype xtype = MPI_DATATYPE_NULL;
+static MPI_Op xop_min = MPI_OP_NULL, xop_max = MPI_OP_NULL;
+static pthread_once_t xonce = PTHREAD_ONCE_INIT;
+
+static void xcombine(const struct xbuf *in, struct xbuf *io, int len, int is_min)
+{
+	for (int i = 0; i < len; i++) {
+		for (int k = 0; k < 4; k++)
+			io[i].v[k] = is_min ? (in[i].v[k] < io[i].v[k] ? in[i].v[k] : io[i].v[k])
+					    : (in[i].v[k] > io[i].v[k] ? in[i].v[k] : io[i].v[k]);
+		if (hp_mpi.ext && hp_mpi.ext->combine)
+			hp_mpi.ext->combine(&in[i].pb, &io[i].pb);
+	}
+}
+static void xop_min_fn(void *in, void *io, int *len, MPI_Datatype *t)
+{
+	(void)t;
+	xcombine(in, io, *len, 1);
+}
+static void xop_max_fn(void *in, void *io, int *len, MPI_Datatype *t)
+{
+	(void)t;
+	xcombine(in, io, *len, 0);
+}
+static void xsetup(void)
+{
+	if (PMPI_Type_contiguous((int)sizeof(struct xbuf), MPI_BYTE, &xtype) == MPI_SUCCESS)
+		PMPI_Type_commit(&xtype);
+	PMPI_Op_create(xop_min_fn, 1, &xop_min);
+	PMPI_Op_create(xop_max_fn, 1, &xop_max);
+}
+
+/* Exchange n (<= 4) values: returns 1 when v holds the combination here. */
+static int xchg(enum xkind kind, int is_min, int64_t *v, int n, int root, int me_root, MPI_Comm comm)
+{
+	int rc;
+	if (!hp_mpi.ext) {
+		int64_t out[4];
+		MPI_Op op = is_min ? MPI_MIN : MPI_MAX;
+		switch (kind) {
+		case X_ALLREDUCE:
+			rc = PMPI_Allreduce(v, out, n, MPI_INT64_T, op, comm);
+			break;
+		case X_SCAN:
+			rc = PMPI_Scan(v, out, n, MPI_INT64_T, op, comm);
+			break;
+		case X_REDUCE:
+			rc = PMPI_Reduce(v, out, n, MPI_INT64_T, op, root, comm);
+			break;
+		default:
+			rc = PMPI_Bcast(v, n, MPI_INT64_T, root, comm);
+			return rc == MPI_SUCCESS;
+		}
+		if (rc != MPI_SUCCESS || (kind == X_REDUCE && !me_root))
+			return 0;
+		memcpy(v, out, sizeof(int64_t) * (size_t)n);
+		return 1;
+	}
+	pthread_once(&xonce, xsetup);
+	if (xtype == MPI_DATATYPE_NULL || xop_min == MPI_OP_NULL || xop_max == MPI_OP_NULL)
+		return 0;
+	struct xbuf in, out;
+	memset(&in, 0, sizeof(in));
+	for (int k = 0; k < 4; k++)
+		in.v[k] = k < n ? v[k] : is_min ? INT64_MAX : INT64_MIN;
+	if (hp_mpi.ext->coll_in && (kind != X_BCAST || me_root))
+		hp_mpi.ext->coll_in(&in.pb);
+	MPI_Op op = is_min ? xop_min : xop_max;
+	switch (kind) {
+	case X_ALLREDUCE:
+		rc = PMPI_Allreduce(&in, &out, 1, xtype, op, comm);
+		break;
+	case X_SCAN:
+		rc = PMPI_Scan(&in, &out, 1, xtype, op, comm);
+		break;
+	case X_REDUCE:
+		rc = PMPI_Reduce(&in, &out, 1, xtype, op, root, comm);
+		break;
+	default:
+		rc = PMPI_Bcast(&in, 1, xtype, root, comm);
+		out = in;
+		break;
+	}
+	if (rc != MPI_SUCCESS || (kind == X_REDUCE && !me_root))
+		return 0;
+	memcpy(v, out.v, sizeof(int64_t) * (size_t)n);
+	if (hp_mpi.ext->coll_out && !(kind == X_BCAST && me_root))
+		hp_mpi.ext->coll_out(&out.pb);
+	return 1;
+}
 
 /* The delay exchange after a collective whose PMPI part ran t1..t2. */
 static void exchange(struct hp_call *c, enum shape shape, MPI_Comm comm, const struct hp_comm *cm,
@@ -56,27 +157,23 @@ static void exchange(struct hp_call *c, enum shape shape, MPI_Comm comm, const s
 	switch (shape) {
 	case SYM:
 	case SCAN: {
-		int64_t in[2] = {hp_cyc_to_ns(w + xb), hp_cyc_to_ns(w)}, out[2];
-		int rc = shape == SYM ? PMPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MIN, comm)
-				      : PMPI_Scan(in, out, 2, MPI_INT64_T, MPI_MIN, comm);
-		if (rc == MPI_SUCCESS) {
+		int64_t v[2] = {hp_cyc_to_ns(w + xb), hp_cyc_to_ns(w)};
+		if (xchg(shape == SYM ? X_ALLREDUCE : X_SCAN, 1, v, 2, 0, 0, comm)) {
 			int64_t t2 = (int64_t)c->t2;
-			hp_comp_join_max(&k, t2 - hp_ns_to_cyc(out[1]), t2 - hp_ns_to_cyc(out[0]));
+			hp_comp_join_max(&k, t2 - hp_ns_to_cyc(v[1]), t2 - hp_ns_to_cyc(v[0]));
 			joined = 1;
 		}
 		break;
 	}
 	case ROOT_IN: {
 		int me = cm->rank == root;
-		int64_t in[3] = {me ? INT64_MIN : (int64_t)c->t1, me ? INT64_MIN : (int64_t)c->t1 - xb,
-				 me ? INT64_MIN : -hp_cyc_to_ns(xb)};
-		int64_t out[3];
-		int rc = PMPI_Reduce(in, out, 3, MPI_INT64_T, MPI_MAX, root, comm);
-		if (rc == MPI_SUCCESS && me && out[2] != INT64_MIN) {
+		int64_t v[3] = {me ? INT64_MIN : (int64_t)c->t1, me ? INT64_MIN : (int64_t)c->t1 - xb,
+				me ? INT64_MIN : -hp_cyc_to_ns(xb)};
+		if (xchg(X_REDUCE, 0, v, 3, root, me, comm) && v[2] != INT64_MIN) {
 			if (cm->clock)
-				hp_comp_join_max(&k, out[0], out[1]);
+				hp_comp_join_max(&k, v[0], v[1]);
 			else
-				hp_comp_msg(&k, (int64_t)c->t2, hp_ns_to_cyc(-out[2]));
+				hp_comp_msg(&k, (int64_t)c->t2, hp_ns_to_cyc(-v[2]));
 			joined = 1;
 		}
 		break;
@@ -84,8 +181,7 @@ static void exchange(struct hp_call *c, enum shape shape, MPI_Comm comm, const s
 	case ROOT_OUT: {
 		int me = cm->rank == root;
 		int64_t v[2] = {(int64_t)c->t1, hp_cyc_to_ns(xb)};
-		int rc = PMPI_Bcast(v, 2, MPI_INT64_T, root, comm);
-		if (rc == MPI_SUCCESS && !me) {
+		if (xchg(X_BCAST, 0, v, 2, root, me, comm) && !me) {
 			int64_t s = cm->clock ? v[0] : (int64_t)c->t2;
 			if (s > (int64_t)c->t2)
 				s = (int64_t)c->t2;
@@ -145,13 +241,14 @@ int hp_w_barrier(struct hp_call *c, __typeof__(&PMPI_Barrier) pmpi, MPI_Comm com
 		struct hp_mt *mt = c->mt;
 		int64_t pre = 0; /* t1 = t0: the entry */
 		int64_t xb = (int64_t)*mt->x + pre;
-		int64_t in[2] = {(int64_t)c->t1, (int64_t)c->t1 - xb}, out[2];
-		int rc = PMPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MAX, comm);
+		int64_t v[2] = {(int64_t)c->t1, (int64_t)c->t1 - xb};
+		int ok = xchg(X_ALLREDUCE, 0, v, 2, 0, 0, comm);
+		int rc = ok ? MPI_SUCCESS : MPI_ERR_OTHER;
 		hp_call_t2(c);
-		if (rc == MPI_SUCCESS) {
+		if (ok) {
 			struct hp_comp k;
 			hp_comp_begin(&k, (int64_t)c->t1, xb);
-			hp_comp_join_max(&k, out[0], out[1]);
+			hp_comp_join_max(&k, v[0], v[1]);
 			int64_t xn = hp_comp_delay(&k) - pre;
 			*mt->x = xn > 0 ? (uint64_t)xn : 0;
 			c->wait_raw = hp_comp_wait_raw(&k);

@@ -424,9 +424,9 @@ int hp_w_request_free(struct hp_call *c, __typeof__(&PMPI_Request_free) pmpi, MP
 		/* our staging buffer must outlive the request: keep it */
 		struct orphan *o = malloc(sizeof(*o));
 		if (o) {
-			hp_req_release(&cl);
 			o->req = *request;
 			o->r = cl.r;
+			hp_req_release(&cl);
 			pthread_mutex_lock(&orphan_lock);
 			o->next = orphans;
 			orphans = o;

@@ -312,6 +312,8 @@ def main(argv):
             fparams, pre, args, post = fortran(f)
             lname = f.name.lower()
             fname = 'hp_f_' + f.name[4:]
+            # Open MPI's sentinels and bindings (fortran.h); other MPIs: C only
+            c.append('#if defined(OPEN_MPI)')
             c.append('static void %s(%s)' % (fname, ', '.join(fparams)))
             c.append('{')
             for line in pre:
@@ -323,6 +325,7 @@ def main(argv):
             c += ['\tif (ierr)', '\t\t*ierr = (MPI_Fint)rc;', '}']
             for alias in (lname, lname + '_', lname + '__', f.name.upper(), lname + '_f08_'):
                 c.append('HP_FORTRAN_ALIAS(%s, %s);' % (fname, alias))
+            c.append('#endif')
             c.append('')
         write_if_changed(os.path.join(outdir, 'wrappers.c'), '\n'.join(c))
     except TemplateError as e:

@@ -46,6 +46,7 @@ struct hp_site {
 	uint64_t path[HP_MPI_SITE_DEPTH]; /* immutable once the key is set */
 	uint32_t depth, fn, ctx;
 	uint64_t calls, bytes, cyc, wait_raw, wait_comp, max_cyc;
+	struct hp_speer *last[2];    /* the peer record used last, per direction */
 };
 
 struct hp_speer {
@@ -109,11 +110,18 @@ struct hp_mt {
 	struct hp_typeinfo ti[HP_TYPECACHE];
 	struct hp_structtype sts[HP_STRUCTCACHE];
 	struct hp_reorder_slot ro[HP_REORDER];
+	uintptr_t comm_key;          /* the communicator used last, and its entry */
+	uint64_t comm_epoch;
+	const struct hp_comm *comm_last;
 	void *scratch;               /* request/status arrays of Waitall & co. */
 	size_t scratch_cap;
 
 	struct hp_mpi_totals tot;
 	struct hp_mt *next;          /* hp_mpi.threads list */
+	/* issue 6: the wrapped call in progress (set by hp_call_enter, stale
+	 * after hp_call_leave): the critical path's callbacks read its entry
+	 * time t1, and charge their cost to it */
+	struct hp_call *call;
 };
 
 /* ---- process state ---------------------------------------------------- */
@@ -135,6 +143,8 @@ struct hp_mpi {
 	uint64_t comm_epoch;         /* bumped by MPI_Comm_free */
 	uint64_t t_start;            /* TSC at library load */
 	uint64_t t_init0, t_init1;   /* TSC around MPI_Init */
+	uint64_t o_init;             /* o_p of the MPI_Init thread when MPI_Init returned */
+	uint64_t init_cyc;           /* our set-up in MPI_Init (calibration, agreement) */
 	uint64_t t_fin;              /* TSC when MPI_Finalize began */
 	uint64_t merge_ns;           /* the merge's cost at finalize */
 	uint32_t merge_levels;
@@ -189,6 +199,7 @@ static inline int hp_call_enter(struct hp_call *c, uint32_t fn, void *ra)
 	if (HP_UNLIKELY(mt->depth) || HP_UNLIKELY(!hp_mpi.active))
 		return 0;
 	mt->depth = 1;
+	mt->call = c; /* issue 6 */
 	c->mt = mt;
 	c->fn = fn;
 	c->ra = ra;
@@ -213,12 +224,11 @@ static inline void hp_call_t2(struct hp_call *c) { c->t2 = hp_rdtsc(); }
  * cost to o_p and x_p.  Defined in stats.c. */
 void hp_call_leave(struct hp_call *c);
 
-/* Add measurement cycles spent now (piggyback work) to o_p and x_p. */
+/* Add measurement cycles spent now to o_p and x_p. */
 static inline void hp_charge(struct hp_mt *mt, uint64_t cyc)
 {
 	*mt->o += cyc;
 	*mt->x += cyc;
-	mt->tot.pb_cyc += cyc;
 }
 
 /* Piggyback work of this call, charged at hp_call_leave(). */
@@ -238,6 +248,9 @@ struct hp_site *hp_site_get(struct hp_call *c);
  * record).  dir 0 = sent, 1 = received. */
 void hp_peer_add(struct hp_mt *mt, uint64_t site_key, int peer, int dir, uint64_t msgs,
 		 uint64_t bytes, int64_t cyc, int64_t wait_raw, int64_t wait_comp);
+/* The same for a site of this thread, remembering its last peer record. */
+void hp_site_peer_add(struct hp_mt *mt, struct hp_site *s, int peer, int dir, uint64_t msgs,
+		      uint64_t bytes, int64_t cyc, int64_t wait_raw, int64_t wait_comp);
 /* Bytes received by a request posted at `origin` (possibly another thread's site). */
 void hp_site_add_bytes(struct hp_mt *mt, const struct hp_site *origin, uint64_t bytes);
 void hp_coll_add(struct hp_mt *mt, uint32_t fn, int comm_size, uint64_t bytes, int64_t cyc,
@@ -322,6 +335,10 @@ struct hp_mpi_rankvals {
 	struct hp_mpi_totals t;
 };
 void hp_mpi_rank_values(struct hp_mpi_rankvals *v);
+/* The kv block of HP_SEC_MPI for these values (section.c).  Signal-safe. */
+struct hp_writer;
+int hp_mpi_write_kv(struct hp_writer *w, const struct hp_mpi_rankvals *v, int rank, int pid,
+		    uint64_t sites_full);
 
 /* Units. */
 static inline int64_t hp_cyc_to_ns(int64_t c) { return (int64_t)((double)c * hp_mpi.ns_per_cyc); }

@@ -134,7 +134,7 @@ static void send_stats(struct hp_call *c, MPI_Comm comm, int dest, uint64_t byte
 	const struct hp_comm *cm = hp_comm_get(c->mt, comm);
 	c->peer = hp_comm_world(cm, dest);
 	struct hp_site *s = hp_site_get(c);
-	hp_peer_add(c->mt, s->key, c->peer, 0, 1, bytes, (int64_t)(c->t2 - c->t1), 0, 0);
+	hp_site_peer_add(c->mt, s, c->peer, 0, 1, bytes, (int64_t)(c->t2 - c->t1), 0, 0);
 }
 
 int hp_w_send(struct hp_call *c, __typeof__(&PMPI_Send) pmpi, const void *buf, int count,
@@ -170,14 +170,19 @@ struct recv_plan {
 	uint64_t cap;        /* user capacity in bytes */
 	struct hp_pb *slot;
 	uint64_t cost;       /* calibrated piggyback work (cycles) */
+	int owned;           /* t must be freed after the call */
 };
 
+/* `cache`: the struct datatype may come from (and go to) the per-thread
+ * cache; 0 when the call already holds another cached type, which a cache
+ * eviction would free before its use. */
 static int recv_prepare(struct hp_call *c, void *buf, int count, MPI_Datatype dt, struct hp_pb *slot,
-			int which, struct recv_plan *p)
+			int which, int cache, struct recv_plan *p)
 {
 	struct hp_mt *mt = c->mt;
 	const struct hp_typeinfo *ti = hp_typeinfo(mt, dt);
 	p->cap = count > 0 ? (uint64_t)count * (uint64_t)ti->size : 0;
+	p->owned = 0;
 	p->ubuf = buf;
 	p->slot = slot;
 	if (use_packed(ti, p->cap)) {
@@ -192,7 +197,8 @@ static int recv_prepare(struct hp_call *c, void *buf, int count, MPI_Datatype dt
 	} else {
 		int owned, built;
 		p->packed = 0;
-		p->t = hp_pb_struct(mt, slot, buf, count, dt, 1, &owned, &built);
+		p->t = hp_pb_struct(mt, slot, buf, count, dt, cache, &owned, &built);
+		p->owned = owned;
 		if (p->t == MPI_DATATYPE_NULL)
 			return MPI_ERR_TYPE;
 		p->b = MPI_BOTTOM;
@@ -239,8 +245,7 @@ static void recv_stats(struct hp_call *c, MPI_Comm comm, int src, uint64_t bytes
 	const struct hp_comm *cm = hp_comm_get(c->mt, comm);
 	c->peer = hp_comm_world(cm, src);
 	struct hp_site *s = hp_site_get(c);
-	hp_peer_add(c->mt, s->key, c->peer, 1, 1, bytes, (int64_t)(c->t2 - c->t1), c->wait_raw,
-		    c->wait_comp);
+	hp_site_peer_add(c->mt, s, c->peer, 1, 1, bytes, (int64_t)(c->t2 - c->t1), c->wait_raw, c->wait_comp);
 }
 
 static int pmpi_ok(int rc)
@@ -266,7 +271,7 @@ int hp_w_recv(struct hp_call *c, __typeof__(&PMPI_Recv) pmpi, void *buf, int cou
 		return rc;
 	}
 	struct recv_plan p;
-	rc = recv_prepare(c, buf, count, datatype, &c->mt->pb_r, 1, &p);
+	rc = recv_prepare(c, buf, count, datatype, &c->mt->pb_r, 1, 1, &p);
 	if (rc != MPI_SUCCESS)
 		return rc;
 	rc = pmpi(p.b, p.n, p.t, source, tag, comm, st);
@@ -356,7 +361,7 @@ int hp_w_mrecv(struct hp_call *c, __typeof__(&PMPI_Mrecv) pmpi, void *buf, int c
 		return rc;
 	}
 	struct recv_plan p;
-	rc = recv_prepare(c, buf, count, datatype, &c->mt->pb_r, 1, &p);
+	rc = recv_prepare(c, buf, count, datatype, &c->mt->pb_r, 1, 1, &p);
 	if (rc != MPI_SUCCESS)
 		return rc;
 	rc = pmpi(p.b, p.n, p.t, message, st);
@@ -381,6 +386,8 @@ int hp_w_mrecv(struct hp_call *c, __typeof__(&PMPI_Mrecv) pmpi, void *buf, int c
 			*mt->x = xn > 0 ? (uint64_t)xn : 0;
 			c->wait_raw = hp_comp_wait_raw(&k);
 			c->wait_comp = hp_comp_wait_approx(&k);
+			if (hp_mpi.ext && hp_mpi.ext->recv) /* issue 6 */
+				hp_mpi.ext->recv(pb, -1);
 			mt->tot.pb_recv++;
 		}
 	}
@@ -407,12 +414,17 @@ static int sendrecv_core(struct hp_call *c, __typeof__(&PMPI_Sendrecv) pmpi, con
 	int rc = MPI_SUCCESS;
 	if (pb_send)
 		rc = send_prepare(c, sb, sn, stt, hp_typeinfo(mt, stt), &sb, &sn, &stt);
+	/* a struct type for the send half is cached: the receive half's must
+	 * not evict it before the call */
 	if (rc == MPI_SUCCESS && pb_recv)
-		rc = recv_prepare(c, recvbuf, recvcount, recvtype, &mt->pb_r, 1, &p);
+		rc = recv_prepare(c, recvbuf, recvcount, recvtype, &mt->pb_r, 1,
+				  !(pb_send && stt != MPI_PACKED), &p);
 	if (rc != MPI_SUCCESS)
 		return rc;
 	rc = pmpi(sb, sn, stt, dest, sendtag, p.b, p.n, p.t, source, recvtag, comm, st);
 	hp_call_t2(c);
+	if (p.owned)
+		PMPI_Type_free(&p.t);
 	uint64_t user = 0;
 	if (pmpi_ok(rc) && st->MPI_SOURCE != MPI_PROC_NULL) {
 		if (pb_recv) {

@@ -19,7 +19,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HP_PB_NSHARE 8 /* critical-path shares carried (issue 6) */
+/* critical-path slots carried (issue 6): a share and a zeroing length for
+ * each of up to 32 functions; point to point sends only the slots in use
+ * (hp_pb_ext.size) */
+#define HP_PB_NSHARE 64
 
 struct hp_pb {
 	/* parallel compensation */
@@ -28,6 +31,9 @@ struct hp_pb {
 	/* critical path (issue 6): filled by the registered extension */
 	int64_t cp_len_ns;
 	int64_t cp_share_ns[HP_PB_NSHARE];
+	/* issue 6: control words of the extension used only in the collective
+	 * exchange (beyond hp_pb_ext.size, never sent point to point) */
+	int64_t cp_coll[2];
 };
 
 #define HP_PB_BASE offsetof(struct hp_pb, cp_len_ns) /* 16 bytes */
@@ -51,6 +57,17 @@ struct hp_pb_ext {
 	void (*coll_in)(struct hp_pb *pb);
 	void (*coll_out)(const struct hp_pb *pb);
 	void (*combine)(const struct hp_pb *in, struct hp_pb *inout);
+	/* issue 6 (additive):
+	 *   size:    bytes of struct hp_pb sent point to point (a prefix;
+	 *            HP_PB_BASE < size <= HP_PB_FULL), 0 = HP_PB_FULL.
+	 *   init:    MPI_Init's set-up is done (wrappers on, calibrated); runs
+	 *            on the thread that called MPI_Init when every rank agreed
+	 *            on the piggyback (hp_mpi.pb_on), and may call PMPI
+	 *            collectives on MPI_COMM_WORLD (every rank runs it).
+	 *   fini:    MPI_Finalize began (before the merge); same rules. */
+	uint32_t size;
+	void (*init)(void);
+	void (*fini)(void);
 };
 
 /* Register the extension before MPI_Init returns (a constructor is the

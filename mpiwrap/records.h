@@ -80,7 +80,8 @@ struct hp_mpi_mat_rec {
 struct hp_mpi_func_rec {
 	uint64_t addr;
 	uint32_t nranks;      /* ranks where the function was seen */
-	uint32_t flags;       /* 1 = measured by probes, 2 = sampled */
+	uint32_t flags;       /* 2 = sampled time; 4 = in the sample source's unit,
+			       * not seconds (a hardware event) */
 	double self_min, self_sum, self_max;
 	double total_min, total_sum, total_max;
 	int32_t self_min_rank, self_max_rank, total_min_rank, total_max_rank;

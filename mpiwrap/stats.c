@@ -125,7 +125,45 @@ void hp_call_leave(struct hp_call *c)
 	*mt->o += charge;
 	*mt->x += charge;
 	t->wrap_cyc += hp_mpi.wrap_cyc;
+	/* requests the user freed while active: their data may have arrived */
+	if (HP_UNLIKELY(__atomic_load_n(&hp_orphans_pending, __ATOMIC_RELAXED)))
+		hp_orphans_poll(mt, 0);
 	mt->depth = 0;
+}
+
+static inline void speer_add(struct hp_speer *p, uint64_t msgs, uint64_t bytes, int64_t cyc, int64_t wait_raw,
+			     int64_t wait_comp)
+{
+	p->msgs += msgs;
+	p->bytes += bytes;
+	if (cyc > 0)
+		p->cyc += (uint64_t)cyc;
+	if (wait_raw > 0)
+		p->wait_raw += (uint64_t)wait_raw;
+	if (wait_comp > 0)
+		p->wait_comp += (uint64_t)wait_comp;
+}
+
+static struct hp_speer *speer_find(struct hp_mt *mt, uint64_t site_key, int peer, int dir);
+
+void hp_site_peer_add(struct hp_mt *mt, struct hp_site *s, int peer, int dir, uint64_t msgs, uint64_t bytes,
+		      int64_t cyc, int64_t wait_raw, int64_t wait_comp)
+{
+	if (peer < 0)
+		return;
+	if (mt->mat && peer < hp_mpi.size) {
+		uint64_t *row = &mt->mat[(size_t)peer * HP_MAT_COLS + (dir ? 2 : 0)];
+		row[0] += msgs;
+		row[1] += bytes;
+	}
+	struct hp_speer *p = s->last[dir & 1];
+	if (!p || p->peer != peer || p->site != s->key) {
+		p = speer_find(mt, s->key, peer, dir);
+		if (!p)
+			return;
+		s->last[dir & 1] = p;
+	}
+	speer_add(p, msgs, bytes, cyc, wait_raw, wait_comp);
 }
 
 void hp_peer_add(struct hp_mt *mt, uint64_t site_key, int peer, int dir, uint64_t msgs, uint64_t bytes,
@@ -138,6 +176,13 @@ void hp_peer_add(struct hp_mt *mt, uint64_t site_key, int peer, int dir, uint64_
 		row[0] += msgs;
 		row[1] += bytes;
 	}
+	struct hp_speer *p = speer_find(mt, site_key, peer, dir);
+	if (p)
+		speer_add(p, msgs, bytes, cyc, wait_raw, wait_comp);
+}
+
+static struct hp_speer *speer_find(struct hp_mt *mt, uint64_t site_key, int peer, int dir)
+{
 	uint64_t key = mix(site_key ^ ((uint64_t)(uint32_t)peer << 1) ^ (uint64_t)dir) | 1;
 	uint32_t h = (uint32_t)(key >> 24);
 	struct hp_speer *p = NULL;
@@ -156,18 +201,9 @@ void hp_peer_add(struct hp_mt *mt, uint64_t site_key, int peer, int dir, uint64_
 			break;
 		}
 	}
-	if (!p) {
-		mt->speers_full++;
-		return; /* the matrix and the site still have it */
-	}
-	p->msgs += msgs;
-	p->bytes += bytes;
-	if (cyc > 0)
-		p->cyc += (uint64_t)cyc;
-	if (wait_raw > 0)
-		p->wait_raw += (uint64_t)wait_raw;
-	if (wait_comp > 0)
-		p->wait_comp += (uint64_t)wait_comp;
+	if (!p)
+		mt->speers_full++; /* the matrix and the site still have it */
+	return p;
 }
 
 void hp_coll_add(struct hp_mt *mt, uint32_t fn, int comm_size, uint64_t bytes, int64_t cyc,

@@ -19,13 +19,17 @@
 #include "runtime/config.h"
 #include "runtime/lifecycle.h"
 
-/* Default sampling rate.  A sample costs ~33 us of signal delivery and ring
- * handling on this VM with the perf task-clock source (ALGORITHMS.md section 1;
- * bench/sampler measures ~36 us per sample including our unwind and insert),
- * so the cost is rate * 36 us: 200 Hz costs ~0.7% of one CPU, under the 1%
- * target with room for the unwind of deep stacks.  On bare metal a sample
- * costs a few microseconds and 1 kHz would fit; we keep one default so
- * profiles are comparable across machines.  `hyprof run --freq` raises it. */
+/* Default sampling rate.  A sample costs, on this VM (bench/sampler/run.sh,
+ * medians of paired runs on a shared machine): ~9-12 us at 10 kHz, of which
+ * ~4-8 us is the bare signal path of the perf ring (an empty handler on the
+ * same event) and ~1 us hyprof's own handler (unwind + tree insert); at low
+ * rates caches are cold and a sample costs ~15-30 us (handler ~2-5 us);
+ * ALGORITHMS.md section 1 measured 33-50 us per signal-based sample.  At
+ * 200 Hz that is 0.2-0.6% of a CPU by our figures and at most 1% by the
+ * most pessimistic one, so 200 Hz meets the 1% target with margin on any
+ * of them.  On bare metal a sample costs a few microseconds and 1 kHz would
+ * fit; we keep one default so profiles are comparable across machines.
+ * `hyprof run --freq` raises it. */
 #define HP_DEFAULT_FREQ 200
 #define HP_DEFAULT_MAX_NODES (1u << 18) /* 32 MiB of address space per thread */
 

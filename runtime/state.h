@@ -40,7 +40,9 @@ struct hp_frame {
 	uint64_t child_comp;  /* compensated inclusive cycles of direct children */
 	uint64_t fn;          /* key that was entered (to check exit matches) */
 	uint64_t handler_at;  /* thread's handler_cycles at entry (measured mode) */
-	uint64_t samples_at;  /* thread's samples + meas_samples at entry (measured mode) */
+	uint64_t samples_at;  /* unused since counting/ estimates the signals from handler_at */
+	uint64_t comp_adj;    /* measured mode: correction of descendants' pair cost for
+			       * recalibrations during the call (counting/probe_impl.h) */
 };
 
 /* Per-thread sample source state; each source uses what it needs. */

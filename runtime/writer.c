@@ -1,6 +1,7 @@
 /* runtime/writer.c - write this process's profile (exit, exec, fatal signal).
  *
- * Signal-safe: hp_write_profile(), hp_profile_path(), hp_profile_name().
+ * Signal-safe: hp_write_profile(), hp_write_snapshot(), hp_profile_path(),
+ * hp_profile_name(), hp_writing_snapshot().
  * They run from fatal-signal handlers, so they use only the signal-safe
  * writer of core/format.c and async-signal-safe calls (open, write, mkdir,
  * uname, getpid, clock_gettime, nanosleep): no malloc, no stdio, no locks
@@ -13,6 +14,9 @@
  * <out_dir>/<program>.<pid>.hyp without MPI (.<n> before .hyp when a file of
  * that name from another process image exists); sections META, MODULES, one
  * THREAD per thread, then the registered extension sections (docs/FORMAT.md).
+ * hp_write_snapshot() writes the same to another path while the program runs
+ * (live statistics: runtime/live.c, docs/cmd-watch.md), with only the
+ * extension sections registered as live, and leaves the profile proper alone.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,11 +43,12 @@
 static struct {
 	hp_section_writer_fn fn;
 	void *arg;
+	int live; /* also called for live snapshots (hp_register_live_section_writer) */
 } sec_writers[HP_MAX_SECTION_WRITERS];
 static uint32_t nsec_writers; /* published with release */
 static int sec_lock;
 
-int hp_register_section_writer(hp_section_writer_fn fn, void *arg)
+static int register_writer(hp_section_writer_fn fn, void *arg, int live)
 {
 	if (!fn)
 		return -EINVAL;
@@ -52,18 +57,34 @@ int hp_register_section_writer(hp_section_writer_fn fn, void *arg)
 	int rc = 0;
 	uint32_t n = nsec_writers;
 	for (uint32_t i = 0; i < n; i++)
-		if (sec_writers[i].fn == fn && sec_writers[i].arg == arg)
-			goto out; /* registered twice (re-initialization): once is enough */
+		if (sec_writers[i].fn == fn && sec_writers[i].arg == arg) {
+			/* registered twice (re-initialization): once is enough; a
+			 * live registration upgrades a plain one */
+			if (live)
+				__atomic_store_n(&sec_writers[i].live, 1, __ATOMIC_RELEASE);
+			goto out;
+		}
 	if (n >= HP_MAX_SECTION_WRITERS) {
 		rc = -ENOSPC;
 		goto out;
 	}
 	sec_writers[n].fn = fn;
 	sec_writers[n].arg = arg;
+	sec_writers[n].live = live;
 	__atomic_store_n(&nsec_writers, n + 1, __ATOMIC_RELEASE);
 out:
 	__atomic_clear(&sec_lock, __ATOMIC_RELEASE);
 	return rc;
+}
+
+int hp_register_section_writer(hp_section_writer_fn fn, void *arg)
+{
+	return register_writer(fn, arg, 0);
+}
+
+HP_EXPORT int hp_register_live_section_writer(hp_section_writer_fn fn, void *arg)
+{
+	return register_writer(fn, arg, 1);
 }
 
 /* ---- command line, captured at load time -------------------------------- */
@@ -507,6 +528,42 @@ static void write_thread(struct hp_writer *w, const struct hp_thread *t, pid_t s
 
 #define MAX_THREADS_WALKED (1u << 22) /* bound on a corrupted list */
 
+/* 1 while a live snapshot is being written (set and cleared under the write
+ * lock, so a section writer that reads it sees its own write's kind). */
+static volatile int snapshot_active;
+
+/* Everything after the file header: META, MODULES, THREADs, the extension
+ * sections (for a snapshot, only those registered as live).  Then the
+ * trailer, fsync and rename.  Caller holds the write lock and opened W. */
+static int write_body(int partial, const char *why, pid_t self, int snapshot)
+{
+	/* set here for both kinds: a fork during a snapshot leaves the child
+	 * a copy of the flag set */
+	snapshot_active = snapshot;
+	uint64_t now = hp_now_ns();
+	struct hp_thread *head = __atomic_load_n(&hp_rt.threads, __ATOMIC_ACQUIRE);
+	uint32_t nthreads = 0;
+	for (struct hp_thread *t = head; t && nthreads < MAX_THREADS_WALKED; t = t->next)
+		nthreads++;
+	write_meta(&W, partial, why, nthreads, now);
+	hp_modules_section_writer(&W, NULL);
+	uint32_t k = 0;
+	for (struct hp_thread *t = head; t && k < nthreads && !W.err; t = t->next, k++)
+		write_thread(&W, t, self, now);
+	uint32_t nsec = __atomic_load_n(&nsec_writers, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < nsec && !W.err; i++) {
+		if (snapshot && !__atomic_load_n(&sec_writers[i].live, __ATOMIC_ACQUIRE))
+			continue;
+		int r = sec_writers[i].fn(&W, sec_writers[i].arg);
+		if (W.sec_start != ~(uint64_t)0)
+			hp_writer_end(&W); /* left open by the callback */
+		if (r && !W.err && !snapshot)
+			hp_log("section writer %u failed (%d); its section may be missing", i, r);
+	}
+	snapshot_active = 0;
+	return hp_writer_finish(&W);
+}
+
 int hp_write_profile(int partial, const char *why)
 {
 	static char path[4096];
@@ -527,27 +584,8 @@ int hp_write_profile(int partial, const char *why)
 		rc = choose_name(path, sizeof(path));
 	if (!rc)
 		rc = hp_writer_open(&W, path, partial ? HP_FILE_PARTIAL : 0);
-	if (!rc) {
-		uint64_t now = hp_now_ns();
-		struct hp_thread *head = __atomic_load_n(&hp_rt.threads, __ATOMIC_ACQUIRE);
-		uint32_t nthreads = 0;
-		for (struct hp_thread *t = head; t && nthreads < MAX_THREADS_WALKED; t = t->next)
-			nthreads++;
-		write_meta(&W, partial, why, nthreads, now);
-		hp_modules_section_writer(&W, NULL);
-		uint32_t k = 0;
-		for (struct hp_thread *t = head; t && k < nthreads && !W.err; t = t->next, k++)
-			write_thread(&W, t, self, now);
-		uint32_t nsec = __atomic_load_n(&nsec_writers, __ATOMIC_ACQUIRE);
-		for (uint32_t i = 0; i < nsec && !W.err; i++) {
-			int r = sec_writers[i].fn(&W, sec_writers[i].arg);
-			if (W.sec_start != ~(uint64_t)0)
-				hp_writer_end(&W); /* left open by the callback */
-			if (r && !W.err)
-				hp_log("section writer %u failed (%d); its section may be missing", i, r);
-		}
-		rc = hp_writer_finish(&W);
-	}
+	if (!rc)
+		rc = write_body(partial, why, self, 0);
 	if (rc) {
 		if (strlen(path) > 300)
 			memcpy(path + 290, "...", 4); /* a line a person can read */
@@ -555,6 +593,44 @@ int hp_write_profile(int partial, const char *why)
 	} else {
 		memcpy(last_path, path, sizeof(last_path));
 		hp_rt.written = 1;
+	}
+	write_unlock();
+out:
+	errno = saved_errno;
+	if (me)
+		me->busy--;
+	return rc;
+}
+
+/* ---- live snapshots ------------------------------------------------------- */
+
+HP_EXPORT int hp_writing_snapshot(void)
+{
+	return snapshot_active;
+}
+
+int hp_write_snapshot(const char *path, uint64_t *bytes)
+{
+	static char dst[4096];
+	struct hp_thread *me = hp_thread_self();
+	if (me)
+		me->busy++;
+	int saved_errno = errno;
+	pid_t self = (pid_t)syscall(SYS_gettid);
+	size_t len = path ? strlen(path) : 0;
+	int rc = len == 0 ? -EINVAL : len >= sizeof(dst) ? -ENAMETOOLONG : 0;
+	if (!rc)
+		rc = write_lock(self);
+	if (rc)
+		goto out;
+	memcpy(dst, path, len + 1); /* the caller's buffer may be rewritten meanwhile */
+	rc = make_dirs(dst);
+	if (!rc)
+		rc = hp_writer_open(&W, dst, 0);
+	if (!rc) {
+		rc = write_body(0, NULL, self, 1);
+		if (!rc && bytes)
+			*bytes = W.off;
 	}
 	write_unlock();
 out:

@@ -4,6 +4,9 @@
 #define HYPROF_RUNTIME_WRITER_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/state.h"
 
 /* Section writers that hp_register_section_writer() accepts. */
 #define HP_MAX_SECTION_WRITERS 16
@@ -23,5 +26,36 @@ const char *hp_profile_path(void);
  * e.g. the one before an exec, exists).  Returns 0 or -ENAMETOOLONG.
  * Signal-safe. */
 int hp_profile_name(char *buf, size_t len);
+
+/* ---- live snapshots (runtime/live.c, docs/cmd-watch.md) -------------------
+ * A snapshot is the profile as it is now, written to another path while the
+ * program runs: the same META, MODULES and THREAD sections as
+ * hp_write_profile(), then the extension sections whose owners registered
+ * them as live (below).  It takes the same write lock (so it never
+ * interleaves with the real write), goes through the same temporary file +
+ * rename (a reader never sees half a file), and changes nothing of the
+ * profile proper: hp_rt.written, hp_profile_path() and the name choice are
+ * untouched.  Tree links to nodes inserted after a tree's node count was
+ * read are redirected as in the real write (a snapshot only ever points
+ * inside its own arrays). */
+
+/* Write a snapshot to `path` (directories created as needed).  Stores the
+ * file's size in *bytes when not NULL.  Returns 0 or -errno; logs nothing
+ * (the caller decides how often to say so).  Signal-safe. */
+int hp_write_snapshot(const char *path, uint64_t *bytes);
+
+/* Register a section writer that is also called for live snapshots, or mark
+ * an already registered one so (hp_register_section_writer() registers for
+ * the real profile only, because a writer may have side effects meant for
+ * the end, such as stopping a controller).  A live writer runs on the
+ * snapshot thread while every program thread keeps running: it must only
+ * read, and use hp_writing_snapshot() to skip anything meant for the final
+ * write.  Returns 0, -EINVAL or -ENOSPC (HP_MAX_SECTION_WRITERS).
+ * Thread-safe. */
+HP_EXPORT int hp_register_live_section_writer(hp_section_writer_fn fn, void *arg);
+
+/* 1 while the write in progress is a live snapshot, 0 otherwise; meant for
+ * section writers.  Signal-safe. */
+HP_EXPORT int hp_writing_snapshot(void);
 
 #endif

@@ -4,7 +4,9 @@
  *
  * Reads the HP_SEC_COUNTING and HP_SEC_CALIB sections of every profile of
  * the model (summed over processes; costs from the first process) and the
- * model's root totals (raw and compensated).
+ * model's root totals (raw and compensated).  The costs are the start-up
+ * calibration's and, when measured mode recalibrated in situ, what the
+ * bursts measured during the run (docs/probes.md).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,9 @@ struct comp_sum {
 	uint64_t clamped, probes, mismatch, overflow, folded;
 	double timed_ns, di_ns, de_ns, count_ns, sample_us, delay_ns;
 	char calib_method[32];
+	/* in-situ recalibration (first process) */
+	uint64_t bursts;
+	double recal_ms, recal_s, pair_mean_ns, pair_min_ns, pair_max_ns, di_last_ns;
 	char excluded[512];
 };
 
@@ -49,6 +54,14 @@ static void gather(const struct hp_model *m, struct comp_sum *s)
 			s->delay_ns = hp_kv_f64(c, "probe_delay_ns", 0);
 			snprintf(s->calib_method, sizeof s->calib_method, "%s",
 				 hp_kv_str(c, "method", "?"));
+			double hz = hp_kv_f64(&kv, "tsc_hz", 0), ns = hz > 0 ? 1e9 / hz : 0;
+			s->bursts = hp_kv_u64(&kv, "comp.recal_bursts", 0);
+			s->recal_ms = hp_kv_f64(&kv, "comp.recal_period_ms", 0);
+			s->recal_s = hp_kv_f64(&kv, "comp.recal_s", 0);
+			s->pair_mean_ns = hp_kv_f64(&kv, "comp.insitu_pair_cycles.mean", 0) * ns;
+			s->pair_min_ns = hp_kv_f64(&kv, "comp.insitu_pair_cycles.min", 0) * ns;
+			s->pair_max_ns = hp_kv_f64(&kv, "comp.insitu_pair_cycles.max", 0) * ns;
+			s->di_last_ns = hp_kv_f64(&kv, "comp.insitu_di_cycles.last", 0) * ns;
 		}
 		s->removed_s += hp_kv_f64(&kv, "comp.removed_s", 0);
 		s->clamped += hp_kv_u64(&kv, "comp.clamped", 0);
@@ -75,14 +88,20 @@ void view_comp_text(struct hp_model *m, FILE *out)
 	if (raw > 0)
 		fprintf(out, " (%.1f%% of the raw %s)", 100.0 * s.removed_s / raw,
 			tool_fmt_secs(raw, b2, sizeof b2));
-	fprintf(out, "\n  %llu probe pairs; %llu calls clamped at 0 (compensation larger than the measured time)\n",
+	fprintf(out, "\n  %llu probe pairs; %llu clamps at 0 (calls that would have taken a node's compensated total"
+		     " below zero)\n",
 		(unsigned long long)s.probes, (unsigned long long)s.clamped);
-	fprintf(out, "  calibrated costs used (%s): timed pair %.1f ns = Di %.1f ns inside the call + De %.1f ns outside;"
+	fprintf(out, "  calibrated costs (%s): timed pair %.1f ns = Di %.1f ns inside the call + De %.1f ns outside;"
 		     " sample kernel part %.2f us",
 		s.calib_method, s.timed_ns, s.di_ns, s.de_ns, s.sample_us);
 	if (s.delay_ns > 0)
 		fprintf(out, "; includes injected test delay %.0f ns", s.delay_ns);
 	fputc('\n', out);
+	if (s.bursts)
+		fprintf(out, "  recalibrated in situ: %llu bursts (every %.0f ms, %s in all, excluded from every interval);"
+			     " timed pair %.1f ns on average, %.1f to %.1f ns measured; Di %.1f ns at the end\n",
+			(unsigned long long)s.bursts, s.recal_ms, tool_fmt_secs(s.recal_s, b1, sizeof b1),
+			s.pair_mean_ns, s.pair_min_ns, s.pair_max_ns, s.di_last_ns);
 	if (s.mismatch || s.overflow)
 		fprintf(out, "  %llu exits did not match their entry (longjmp/exceptions), %llu calls past the shadow-stack depth\n",
 			(unsigned long long)s.mismatch, (unsigned long long)s.overflow);
@@ -134,6 +153,23 @@ void view_comp_json(struct hp_model *m, struct json *j)
 	json__num(j, s.sample_us);
 	json__key(j, "probe_delay_ns");
 	json__num(j, s.delay_ns);
+	json__key(j, "insitu");
+	json__obj_begin(j);
+	json__key(j, "bursts");
+	json__uint(j, s.bursts);
+	json__key(j, "period_ms");
+	json__num(j, s.recal_ms);
+	json__key(j, "bursts_s");
+	json__num(j, s.recal_s);
+	json__key(j, "timed_probe_ns_mean");
+	json__num(j, s.pair_mean_ns);
+	json__key(j, "timed_probe_ns_min");
+	json__num(j, s.pair_min_ns);
+	json__key(j, "timed_probe_ns_max");
+	json__num(j, s.pair_max_ns);
+	json__key(j, "di_ns_last");
+	json__num(j, s.di_last_ns);
+	json__obj_end(j);
 	json__obj_end(j);
 	json__key(j, "excluded");
 	json__str(j, s.excluded);

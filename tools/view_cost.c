@@ -459,13 +459,13 @@ void view_cost_text(struct hp_model *m, FILE *out)
 	fprintf(out, "  fixed      %s (start-up %s, cost controller %s)\n", secs(s.fixed, a, sizeof a),
 		secs(s.startup, b, sizeof b), secs(s.control, c, sizeof c));
 	fprintf(out, "  predicted  %s (probes %s, sampling %s): first interval guessed at %.0f "
-		     "pairs/s per thread, then each probe point's observed rate (%llu intervals)\n",
+		     "pairs per CPU second, then each probe point's observed rate (%llu intervals)\n",
 		secs(s.predicted, a, sizeof a), secs(s.pred_probes, b, sizeof b),
 		secs(s.pred_sampling, c, sizeof c), s.guess_rate, (unsigned long long)s.pred_intervals);
 	if (s.intervals) {
 		double avg = s.ivl_avg_w / (double)s.intervals;
 		double sd = sqrt(s.ivl_var_w / (double)s.intervals);
-		fprintf(out, "  per interval of the run: avg %.1f%%, max %.1f%%, sd %.1f%% (%llu intervals)\n",
+		fprintf(out, "  ideal cost per interval: avg %.1f%%, max %.1f%%, sd %.1f%% (%llu intervals)\n",
 			100 * avg, 100 * s.ivl_max, 100 * sd, (unsigned long long)s.intervals);
 	}
 	(void)d;

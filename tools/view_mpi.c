@@ -43,6 +43,8 @@ struct mview {
 	size_t nranks;
 	struct hp_kvlist first;  /* the first rank's kv (calibrated costs, settings) */
 	int have_first;
+	double merge_time;       /* merged files: the merge's cost and depth */
+	uint64_t merge_levels;
 	const struct hp_prof **profs; /* files used */
 	size_t nprofs;
 	struct symtab *st;
@@ -118,6 +120,12 @@ static void gather(struct hp_model *m, struct mview *v)
 		v->profs[v->nprofs++] = p;
 		if (rs && rs->len >= 4) {
 			v->merged = 1;
+			struct hp_kvlist mk = {0};
+			if (ms && hp_kv_parse(ms->data, ms->len, &mk) == 0) {
+				v->merge_time = hp_kv_f64(&mk, "merge_time", 0);
+				v->merge_levels = hp_kv_u64(&mk, "merge_levels", 0);
+				hp_kv_free(&mk);
+			}
 			uint32_t n;
 			memcpy(&n, rs->data, 4);
 			size_t off = 4;
@@ -439,6 +447,8 @@ static struct imb_row *imbalance(struct hp_model *m, struct mview *v, size_t *n,
 			for (uint32_t k = 0; k < r.h.nfuncs; k++) {
 				struct hp_mpi_func_rec f;
 				REC(f, r.func, r.h.func_size, k);
+				if (f.self_max <= 0)
+					continue; /* only total time: not a row of self time */
 				const struct sym_loc *l = sp ? sym_space__resolve(sp, f.addr, 0) : NULL;
 				rows[nr].fn = strdup(l ? (l->unknown ? l->where : l->frames[0].name) : "?");
 				rows[nr].min = f.self_min;
@@ -453,61 +463,64 @@ static struct imb_row *imbalance(struct hp_model *m, struct mview *v, size_t *n,
 			break;
 		}
 	} else {
-		/* from the model's per-rank trees */
-		int nr_ranks = 0;
+		/* from the model's per-rank trees, each flat profile made once */
+		int nr_ranks = (int)v->nranks;
+		struct hp_fstat **fls = calloc(v->nranks ? v->nranks : 1, sizeof(*fls));
+		size_t *nfs = calloc(v->nranks ? v->nranks : 1, sizeof(*nfs));
+		if (!fls || !nfs)
+			abort();
 		for (size_t i = 0; i < v->nranks; i++) {
 			int rank = v->ranks[i].rank;
-			struct hp_fstat *fl = NULL;
-			size_t nf = model__flat(m, rank, -1, &fl);
-			nr_ranks++;
-			for (size_t k = 0; k < nf; k++) {
-				if (!fl[k].fn || fl[k].fn->is_measurement || fl[k].self <= 0)
+			nfs[i] = model__flat(m, rank, -1, &fls[i]);
+			for (size_t k = 0; k < nfs[i]; k++) {
+				struct hp_fstat *f = &fls[i][k];
+				if (!f->fn || f->fn->is_measurement || f->self <= 0)
 					continue;
 				size_t j;
 				for (j = 0; j < nr; j++)
-					if (!strcmp(rows[j].fn, fl[k].fn->name))
+					if (!strcmp(rows[j].fn, f->fn->name))
 						break;
 				if (j == nr) {
 					rows = realloc(rows, (nr + 1) * sizeof(*rows));
 					if (!rows)
 						abort();
-					rows[nr] = (struct imb_row){strdup(fl[k].fn->name), INFINITY, -1, 0, -1, -1, 0};
+					rows[nr] = (struct imb_row){strdup(f->fn->name), INFINITY, -1, 0, -1, -1, 0};
 					nr++;
 				}
 				struct imb_row *o = &rows[j];
-				o->sum += fl[k].self;
+				o->sum += f->self;
 				o->nranks++;
-				if (fl[k].self > o->max) {
-					o->max = fl[k].self;
+				if (f->self > o->max) {
+					o->max = f->self;
 					o->max_rank = rank;
 				}
-				if (fl[k].self < o->min) {
-					o->min = fl[k].self;
+				if (f->self < o->min) {
+					o->min = f->self;
 					o->min_rank = rank;
 				}
 			}
-			free(fl);
 		}
 		/* a rank where the function never ran had 0 of it */
 		for (size_t j = 0; j < nr; j++) {
 			if (rows[j].nranks < nr_ranks) {
 				rows[j].min = 0;
-				for (size_t i = 0; i < v->nranks; i++) {
+				rows[j].min_rank = -1;
+				for (size_t i = 0; i < v->nranks && rows[j].min_rank < 0; i++) {
 					int seen = 0;
-					struct hp_fstat *fl = NULL;
-					size_t nf = model__flat(m, v->ranks[i].rank, -1, &fl);
-					for (size_t k = 0; k < nf && !seen; k++)
-						seen = fl[k].fn && !strcmp(fl[k].fn->name, rows[j].fn) && fl[k].self > 0;
-					free(fl);
-					if (!seen) {
+					for (size_t k = 0; k < nfs[i] && !seen; k++)
+						seen = fls[i][k].fn && fls[i][k].self > 0 &&
+						       !strcmp(fls[i][k].fn->name, rows[j].fn);
+					if (!seen)
 						rows[j].min_rank = v->ranks[i].rank;
-						break;
-					}
 				}
 			}
 			if (isinf(rows[j].min))
 				rows[j].min = 0;
 		}
+		for (size_t i = 0; i < v->nranks; i++)
+			free(fls[i]);
+		free(fls);
+		free(nfs);
 		*nranks_out = nr_ranks;
 	}
 	if (nr > 1)
@@ -565,11 +578,10 @@ void view_mpi_text(struct hp_model *m, FILE *out)
 		hp_kv_f64(k, "wrapper_ns", 0), hp_kv_f64(k, "piggyback_packed_ns", 0),
 		hp_kv_f64(k, "piggyback_struct_ns", 0), hp_kv_f64(k, "piggyback_struct_new_ns", 0));
 	if (v.merged)
-		fprintf(out, "     merge at MPI_Finalize: %s over %llu tree levels\n",
-			secs(hp_kv_f64(k, "merge_time", 0), a, sizeof a),
-			(unsigned long long)hp_kv_u64(k, "merge_levels", 0));
+		fprintf(out, "     merge at MPI_Finalize: %s over %llu tree levels\n", secs(v.merge_time, a, sizeof a),
+			(unsigned long long)v.merge_levels);
 
-	fprintf(out, "\nPer-rank compensation (wall = process start to MPI_Finalize)\n");
+	fprintf(out, "\nPer-rank compensation (wall = end of MPI_Init to MPI_Finalize)\n");
 	fprintf(out, "%5s %12s %12s %12s %12s %12s %9s %12s %12s\n", "rank", "wall raw", "wall local",
 		"wall parallel", "wait raw", "wait comp", "reordered", "MPI time", "hyprof cost");
 	double pbc = 0;
@@ -716,9 +728,9 @@ void view_mpi_json(struct hp_model *m, struct json *j)
 	json__key(j, "piggyback_struct_new_ns");
 	json__num(j, hp_kv_f64(k, "piggyback_struct_new_ns", 0));
 	json__key(j, "merge_time");
-	json__num(j, hp_kv_f64(k, "merge_time", 0));
+	json__num(j, v.merge_time);
 	json__key(j, "merge_levels");
-	json__uint(j, hp_kv_u64(k, "merge_levels", 0));
+	json__uint(j, v.merge_levels);
 	json__obj_end(j);
 
 	json__key(j, "ranks");

@@ -33,5 +33,10 @@ HP_WEAK void view_mpi_json(struct hp_model *m, struct json *j);
 /* Critical path (--view critical-path). */
 HP_WEAK void view_critpath_text(struct hp_model *m, FILE *out);
 HP_WEAK void view_critpath_json(struct hp_model *m, struct json *j);
+/* Critical-path length so far recorded in one process's file (HP_SEC_CRITPATH,
+ * live snapshot or final profile), seconds: 1 and *len set when the file has
+ * it, 0 otherwise.  `hyprof watch` shows it per process (tools/cmd_watch.c). */
+struct hp_prof;
+HP_WEAK int view_critpath_length(const struct hp_prof *p, double *len);
 
 #endif

@@ -7,16 +7,18 @@ For each program (compute-bound, probe-heavy, cache-hostile, multi-threaded)
 it runs the uninstrumented build without hyprof (the base) and the build with
 -finstrument-functions under each mode (sampled, hybrid, measured), several
 times, interleaved in a shuffled order so that drifts of a shared machine hit
-every configuration alike.  Time is CPU time (user + system, every thread) of
+every configuration alike; a run during which other processes kept more than
+a third of a CPU busy is retried (up to 4 times).  Time is CPU time (user + system, every thread) of
 the process, from wait4; the instrumented process is the program itself with
 libhyprof.so preloaded, exactly what `hyprof run` execs, so the launcher's own
 work is not counted.  Per program and mode it prints medians:
 
-  timed     = T(instrumented) - T(base)        the true cost
+  timed     = T(instrumented) - T(base)        the true cost (median over the
+              repetitions of the difference within each repetition)
   low, high = the range the profile reports    (hyprof report --json: cost)
   inside    = low <= timed <= high; '~' when outside by less than the timing
-              noise (half the interquartile range of base and instrumented
-              runs added), 'NO' otherwise
+              noise (half the interquartile range of the differences), 'NO'
+              otherwise
   width     = high - low, predicted = the cost predicted in the profile.
 
 Then the budget target (issue 4): the probe-heavy program in measured mode,
@@ -51,17 +53,45 @@ PROGRAMS = [
 MODES = ["sampled", "hybrid", "measured"]
 
 
-def cpu_run(cmd, env, timeout=600):
-    """Run cmd, return (cpu seconds user+sys incl. all threads, wall seconds)."""
-    t0 = time.monotonic()
-    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, ru = os.wait4(p.pid, 0)
-    wall = time.monotonic() - t0
-    err = p.stderr.read().decode(errors="replace")
-    p.stderr.close()
-    if status != 0:
-        raise RuntimeError("%s failed (status %d): %s" % (" ".join(cmd), status, err[-2000:]))
-    return ru.ru_utime + ru.ru_stime, wall
+def busy_s():
+    """CPU seconds the whole machine spent busy so far (/proc/stat)."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    hz = os.sysconf("SC_CLK_TCK")
+    idle = v[3] + (v[4] if len(v) > 4 else 0)
+    return (sum(v[:8]) - idle) / hz
+
+
+QUIET = 0.3       # other processes may use at most this many CPUs during a run
+RETRIES = 4       # runs retried when the machine was busier than that
+contention_log = []
+
+
+def cpu_run(cmd, env, fresh=None):
+    """Run cmd when the machine is quiet enough; return (cpu seconds user+sys
+    incl. all threads, wall seconds).  A run during which other processes
+    used more than QUIET CPUs on average is thrown away and retried (CPU
+    time of the same work varies by tens of percent on a shared VM when the
+    other CPU is busy); after RETRIES the last run is kept and counted."""
+    for attempt in range(RETRIES + 1):
+        if fresh:  # a retried run must not leave its profile beside the next one's
+            shutil.rmtree(fresh, ignore_errors=True)
+        b0, t0 = busy_s(), time.monotonic()
+        p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.monotonic() - t0
+        b1 = busy_s()
+        err = p.stderr.read().decode(errors="replace")
+        p.stderr.close()
+        if status != 0:
+            raise RuntimeError("%s failed (status %d): %s" % (" ".join(cmd), status, err[-2000:]))
+        cpu = ru.ru_utime + ru.ru_stime
+        others = max(0.0, (b1 - b0) - cpu) / wall if wall > 0 else 0.0
+        if others <= QUIET or attempt == RETRIES:
+            contention_log.append(others)
+            return cpu, wall
+        time.sleep(1.0 + attempt)
+    return cpu, wall
 
 
 def med(v):
@@ -108,7 +138,7 @@ class Bench:
         env.update({"LD_PRELOAD": self.lib, "HYPROF_MODE": mode, "HYPROF_OUTPUT": out,
                     "HYPROF_QUIET": "1"})
         env.update(extra or {})
-        cpu, wall = cpu_run([self.binary(name, True)] + args, env)
+        cpu, wall = cpu_run([self.binary(name, True)] + args, env, fresh=out)
         rep = subprocess.run([self.hyprof, "report", "--json", out], capture_output=True,
                              text=True)
         if rep.returncode != 0:
@@ -133,8 +163,14 @@ def range_table(b, programs, modes):
            for c in configs}
     rnd = random.Random(4)
     for r in range(b.reps):
-        order = configs[:]
-        rnd.shuffle(order)
+        # a program's base and modes run back to back, in a shuffled order
+        order = []
+        progs = programs[:]
+        rnd.shuffle(progs)
+        for p in progs:
+            ms = [None] + modes
+            rnd.shuffle(ms)
+            order += [(p, m) for m in ms]
         for (p, m) in order:
             args = dict((n, a) for n, a, _ in PROGRAMS)[p]
             if m is None:
@@ -162,9 +198,12 @@ def range_table(b, programs, modes):
         for m in modes:
             d = res[(p, m)]
             tb, ti = med(base), med(d["cpu"])
-            timed = ti - tb
+            # paired by repetition: the base and the profiled run of one
+            # repetition ran close together, under the same conditions
+            diffs = [x - y for x, y in zip(d["cpu"], base)]
+            timed = med(diffs)
             lo, hi, pr = med(d["low"]), med(d["high"]), med(d["pred"])
-            noise = iqr_half(base) + iqr_half(d["cpu"])
+            noise = iqr_half(diffs)
             v = verdict(timed, lo, hi, noise)
             total += 1
             inside += v == "yes"
@@ -275,7 +314,12 @@ def main():
     finally:
         if not b.keep:
             shutil.rmtree(b.tmp, ignore_errors=True)
-    print("\nload at the end %.1f (timing on a shared machine: compare with the noise column)" %
+    if contention_log:
+        over = sum(1 for c in contention_log if c > QUIET)
+        print("\nother processes during the kept runs: median %.2f CPUs, %d of %d runs above %.2f "
+              "(kept after %d retries)" % (statistics.median(contention_log), over,
+                                           len(contention_log), QUIET, RETRIES))
+    print("load at the end %.1f (timing on a shared machine: compare with the noise column)" %
           os.getloadavg()[0])
 
 

@@ -3,9 +3,10 @@
 
 Timing: the workload times its own compute region (wall and process CPU
 time), so start-up costs (hyprof's calibration, perf's set-up) are not in
-the figures.  Every configuration runs REPS times, interleaved with the
-others so that a burst of load on the shared machine hits them alike; each
-figure uses the minimum over the repetitions (noise only ever adds time).
+the figures.  The machine is shared: every run of a configuration is paired
+with a plain run just before it, and each figure is the median over REPS
+pairs of the difference (a burst of load hits both halves of a pair alike);
+"+-" is half the interquartile range of those differences, the noise.
 
   slowdown            = T(config) / T(plain) - 1
   cost per sample     = (T(config) - T(plain)) / samples
@@ -119,39 +120,70 @@ def median(v):
 def main():
     if shutil.which("perf") is None:
         sys.exit("bench: perf not found (apt-get install linux-perf)")
-    cfgs = ["plain", "bare:1000", "hyprof:1000", "perf:1000", "bare:10000", "hyprof:10000",
-            "hyprof-fp:10000", "perf:10000", "hyprof"]
-    res = {c: [] for c in cfgs}
+    load0 = os.getloadavg()[0]
+    cfgs = ["bare:1000", "hyprof:1000", "perf:1000", "bare:10000", "hyprof:10000",
+            "hyprof-fp:10000", "perf:10000", "hyprof"]  # "hyprof": the default rate
+    pairs = {c: [] for c in cfgs}
+    plain = []
     for rep in range(REPS):
         for c in cfgs:
-            res[c].append(run(c, ["spin", SPIN]))
-    best = {c: (min(r[0] for r in res[c]), min(r[1] for r in res[c]), median([r[2] for r in res[c]]),
-                median([r[3] for r in res[c]]) if res[c][0][3] is not None else None) for c in cfgs}
-    pw, pc = best["plain"][0], best["plain"][1]
-    print("workload: %s M steps at depth ~12, plain %.3f s wall, %.3f s CPU; min of %d interleaved runs"
+            p = run("plain", ["spin", SPIN])
+            r = run(c, ["spin", SPIN])
+            plain.append(p)
+            pairs[c].append((r[0] - p[0], r[1] - p[1], r[2], r[3], p[0], p[1]))
+
+    def q(v, f):
+        v = sorted(v)
+        return v[min(len(v) - 1, int(f * len(v)))]
+
+    load_mid = os.getloadavg()[0]
+    pw, pc = median([p[0] for p in plain]), median([p[1] for p in plain])
+    print("workload: %s M steps at depth ~12, plain %.3f s wall, %.3f s CPU (medians); %d pairs per config"
           % (SPIN, pw, pc, REPS))
+    print("machine: %d CPUs, load average %.1f at the start, %.1f after these runs (other work adds noise)"
+          % (os.cpu_count(), load0, load_mid))
     print()
-    print("%-17s %8s %9s %9s %12s %12s %10s" % ("config", "samples", "wall +%", "CPU +%", "us/sample",
-                                               "us/sample", "handler"))
-    print("%-17s %8s %9s %9s %12s %12s %10s" % ("", "", "", "", "(wall)", "(CPU)", "us/sample"))
-    for c in cfgs[1:]:
-        w, cpu, s, h = best[c]
+    print("%-16s %7s %14s %14s %14s %14s %9s" % ("config", "samples", "wall +%", "CPU +%",
+                                                  "us/sample", "us/sample", "handler"))
+    print("%-16s %7s %14s %14s %14s %14s %9s" % ("", "", "", "", "(wall)", "(CPU)", "us/sample"))
+    best = {}
+    for c in cfgs:
+        dw = [x[0] for x in pairs[c]]
+        dc = [x[1] for x in pairs[c]]
+        s_ = median([x[2] for x in pairs[c]])
+        h = median([x[3] for x in pairs[c]]) if pairs[c][0][3] is not None else None
+        mw, mc = median(dw), median(dc)
+        nw, nc = (q(dw, 0.75) - q(dw, 0.25)) / 2, (q(dc, 0.75) - q(dc, 0.25)) / 2
+        best[c] = (mw, mc, s_, h)
         name = c if ":" in c else "hyprof default"
-        print("%-17s %8d %8.1f%% %8.1f%% %12.1f %12.1f %10s" % (
-            name, s, (w / pw - 1) * 100, (cpu / pc - 1) * 100, (w - pw) / s * 1e6 if s else 0,
-            (cpu - pc) / s * 1e6 if s else 0, "%.2f" % h if h is not None else "-"))
+        print("%-16s %7d %6.1f%% +-%4.1f %6.1f%% +-%4.1f %6.1f +-%5.1f %6.1f +-%5.1f %9s" % (
+            name, s_, mw / pw * 100, nw / pw * 100, mc / pc * 100, nc / pc * 100,
+            mw / s_ * 1e6 if s_ else 0, nw / s_ * 1e6 if s_ else 0,
+            mc / s_ * 1e6 if s_ else 0, nc / s_ * 1e6 if s_ else 0, "%.2f" % h if h is not None else "-"))
     print()
-    print("ratios (wall slowdown):")
+    print("ratios (wall slowdown, medians of paired differences):")
     for f in ("1000", "10000"):
-        hs = best["hyprof:" + f][0] / pw - 1
-        ps = best["perf:" + f][0] / pw - 1
-        bs = best["bare:" + f][0] / pw - 1
-        print("  %5s Hz: hyprof %.1f%%, perf record -g %.1f%%, hyprof/perf %.2f; bare kernel path %.1f%%"
-              " (= %.0f%% of hyprof's cost)" % (f, hs * 100, ps * 100, hs / ps if ps > 0 else float("nan"),
-                                               bs * 100, bs / hs * 100 if hs > 0 else float("nan")))
-    d = best["hyprof"]
-    print("  default rate (%d samples/s of CPU): hyprof %.2f%% wall, %.2f%% CPU (target <= 1%%)"
-          % (round(d[2] / d[1]), (d[0] / pw - 1) * 100, (d[1] / pc - 1) * 100))
+        hs, ps, bs = best["hyprof:" + f][0] / pw, best["perf:" + f][0] / pw, best["bare:" + f][0] / pw
+        print("  %5s Hz: hyprof %.1f%%, perf record -g %.1f%% (hyprof/perf %.2f); bare kernel path %.1f%%"
+              % (f, hs * 100, ps * 100, hs / ps if ps > 0 else float("nan"), bs * 100))
+    # The default rate's cost is small against the noise of 1 s runs: it is
+    # measured again on runs five times longer.
+    dspin = os.environ.get("DEFAULT_SPIN", str(int(SPIN) * 5))
+    dpairs = []
+    for rep in range(REPS):
+        p = run("plain", ["spin", dspin])
+        r = run("hyprof", ["spin", dspin])
+        dpairs.append((r[0] - p[0], r[1] - p[1], r[2], p[0], p[1]))
+    dw, dc = [x[0] for x in dpairs], [x[1] for x in dpairs]
+    lw, lc = median([x[3] for x in dpairs]), median([x[4] for x in dpairs])
+    ds = median([x[2] for x in dpairs])
+    print("  default rate (%d samples per CPU second), %s M steps (%.1f s): hyprof %.2f%% +- %.2f wall, "
+          "%.2f%% +- %.2f CPU (target <= 1%%)"
+          % (round(ds / lc), dspin, lw, median(dw) / lw * 100, (q(dw, 0.75) - q(dw, 0.25)) / 2 / lw * 100,
+             median(dc) / lc * 100, (q(dc, 0.75) - q(dc, 0.25)) / 2 / lc * 100))
+    hw, hc = best["hyprof:10000"][0] / best["hyprof:10000"][2], best["hyprof:10000"][1] / best["hyprof:10000"][2]
+    print("  at the measured cost per sample (%.1f us wall, %.1f us CPU at 10 kHz), 1%% of a CPU buys "
+          "%d samples/s" % (hw * 1e6, hc * 1e6, int(0.01 / max(hw, hc))))
 
     # memory per thread: the slope between 16 and 64 live threads, so the
     # fixed cost (libraries, the main thread) is not spread over the threads

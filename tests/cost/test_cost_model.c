@@ -165,9 +165,9 @@ static void test_predictor(void)
 	struct hp_pred_point pts[3] = {{.key = 0x100}, {.key = 0x200}, {.key = 0x300}};
 	double probes;
 
-	/* Interval 1 (0.1 s, 2 threads, 100 Hz at 20 us): nothing seen, the guess:
-	 * 1e5/s x 2 threads x 0.1 s x 10 ns = 2e-4 s of probes. */
-	double f = hp_pred__forecast(&p, pts, 0, NULL, 0.1, 10e-9, 2, 100, 20e-6, &probes);
+	/* Interval 1 (0.1 s, 2 CPUs busy, 100 Hz at 20 us): nothing seen, the
+	 * guess: 1e5/s x 2 CPUs x 0.1 s x 10 ns = 2e-4 s of probes. */
+	double f = hp_pred__forecast(&p, pts, 0, NULL, 0.1, 10e-9, 2.0, 100, 20e-6, &probes);
 	CHECK_NEAR(__LINE__, "first interval: guess (probes)", probes, 2e-4, 1e-12);
 	CHECK_NEAR(__LINE__, "first interval: guess (total)", f, 2e-4 + 2 * 100 * 0.1 * 20e-6, 1e-12);
 	/* Observed: two points appeared with 50000 and 1000 calls. */
@@ -178,7 +178,7 @@ static void test_predictor(void)
 	CHECK_NEAR(__LINE__, "total after 1", p.total, f, 1e-15);
 
 	/* Interval 2 (0.2 s): predicted from the rates: 5.1e5/s x 0.2 s x 10 ns. */
-	f = hp_pred__forecast(&p, pts, 2, NULL, 0.2, 10e-9, 1, 0, 0, &probes);
+	f = hp_pred__forecast(&p, pts, 2, NULL, 0.2, 10e-9, 1.0, 0, 0, &probes);
 	CHECK_NEAR(__LINE__, "second interval: from rates", probes, 5.1e5 * 0.2 * 10e-9, 1e-12);
 	/* Point 0 was enabled only 0.05 s and made 10000 calls: 2e5/s when on.
 	 * Point 2 is new with 400 calls (its rate over the interval: 2000/s). */
@@ -191,7 +191,7 @@ static void test_predictor(void)
 
 	/* Interval 3 with point 0 expected enabled a quarter of the time. */
 	double en[3] = {0.25, 1, 1};
-	hp_pred__forecast(&p, pts, 3, en, 1.0, 10e-9, 1, 0, 0, &probes);
+	hp_pred__forecast(&p, pts, 3, en, 1.0, 10e-9, 1.0, 0, 0, &probes);
 	CHECK_NEAR(__LINE__, "forecast with duty", probes, (0.25 * 2e5 + 1e4 + 2000) * 10e-9, 1e-12);
 	/* A point off for the whole interval keeps its rate. */
 	uint64_t now3[3] = {60000, 4000, 600};
@@ -203,8 +203,11 @@ static void test_predictor(void)
 	/* Sampled mode: probes cost nothing, only sampling is predicted. */
 	struct hp_pred q;
 	hp_pred__init(&q, 1e5);
-	f = hp_pred__forecast(&q, NULL, 0, NULL, 1.0, 0, 1, 200, 30e-6, &probes);
+	f = hp_pred__forecast(&q, NULL, 0, NULL, 1.0, 0, 1.0, 200, 30e-6, &probes);
 	CHECK_NEAR(__LINE__, "sampled mode forecast", f, 200 * 30e-6, 1e-12);
+	/* Half a CPU busy: half the samples. */
+	f = hp_pred__forecast(&q, NULL, 0, NULL, 1.0, 0, 0.5, 200, 30e-6, &probes);
+	CHECK_NEAR(__LINE__, "sampling follows the CPU time", f, 100 * 30e-6, 1e-12);
 	CHECK_NEAR(__LINE__, "sampled mode probes", probes, 0, 0);
 }
 

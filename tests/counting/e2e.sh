@@ -8,6 +8,7 @@ case_=$1
 B=$HYPROF_TEST_BIN
 H=$HYPROF_BIN
 CHK="python3 $HYPROF_SRC/tests/counting/check_tree.py"
+CC="$HYPROF_SRC/tests/counting/comp_check.py"
 KV=$B/hp_kv
 T=$(mktemp -d /tmp/hyprof-cnt.XXXXXX)
 trap 'rm -rf "$T"' EXIT
@@ -90,70 +91,80 @@ nop)
   out=$(LD_PRELOAD="$HYPROF_LIB/libhyprof_nop.so" "$B/cnt_regions") || fail "under libhyprof_nop.so"
   [ "$out" = "active 0" ] || fail "libhyprof_nop.so: '$out', want 'active 0'"
   LD_PRELOAD="$HYPROF_LIB/libhyprof_nop.so" "$B/cnt_counts" 2 1000 > /dev/null || fail "counts under nop" ;;
+fork)
+  # Probes across fork (fork.c): the child of a fork made with no probed
+  # function open gets an empty tree whose node indices are used again, and
+  # its child cache must be cleared with it (a stale entry would send the
+  # child's calls to a node of the parent's tree).  Sampling at 1 Hz keeps
+  # sampled frames out of the hybrid tree's paths.
+  for mode in hybrid measured; do
+    HYPROF_FREQ=1 "$H" run -q -o "$T/$mode" --mode "$mode" -- "$B/cnt_fork" 10000 > "$T/$mode.stdout" 2> "$T/$mode.stderr" ||
+      { cat "$T/$mode.stderr"; fail "$mode: hyprof run cnt_fork"; }
+    n=0
+    for f in "$T/$mode"/*.hyp; do
+      "$H" report --json "$f" > "$T/one.json" || fail "report $f"
+      if python3 -c "import json,sys; sys.exit(not any(x['name'] == 'mid' for x in json.load(open(sys.argv[1]))['functions']))" "$T/one.json"; then
+        $CHK "$T/one.json" mid=1 mid/leaf=10000 absent:work || fail "$mode: the child's tree"
+      else
+        $CHK "$T/one.json" work=2 work/leaf=20000 absent:mid || fail "$mode: the parent's tree"
+      fi
+      n=$((n + 1))
+    done
+    [ "$n" = 2 ] || fail "$mode: $n profiles, want 2 (parent and child)"
+  done ;;
 comp_delay)
-  # A known injected cost (2 us per probe pair, 40k pairs = 80 ms): the
-  # calibration runs the probes with it, so the pair cost it reports
-  # includes it, and compensation removes at least pairs x delay.
-  for i in 1 2 3; do "$B/cnt_comp_plain" 2 20000 2000000; done | sort -n | head -n 1 > "$T/plain"
-  HYPROF_TEST_PROBE_DELAY_NS=2000 run measured "$T/d" "$B/cnt_comp_instr" 2 20000 2000000
-  d=$(kv "$T/d" calib probe_delay_ns); tp=$(kv "$T/d" calib timed_probe_ns.median)
-  rm_s=$(kv "$T/d" counting comp.removed_s); pairs=$(kv "$T/d" counting probes_seen)
-  python3 - "$T/d.json" "$T/plain" "$d" "$tp" "$rm_s" "$pairs" <<'EOF' || exit 1
-import json, sys
-r = json.load(open(sys.argv[1])); plain = float(open(sys.argv[2]).read().split()[0])
-delay, tp, removed, pairs = float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6])
-f = {x["name"]: x for x in r["functions"]}
-comp, raw = f["main"]["total"], f["main"]["total_raw"]
-print("plain %.4f s, raw %.4f s, compensated %.4f s, removed %.4f s for %d pairs, calibrated pair %.0f ns (delay %.0f ns)"
-      % (plain, raw, comp, removed, pairs, tp, delay))
-assert delay == 2000, "calibration did not see the delay"
-assert tp >= 2000, "calibrated pair cost %.0f ns does not include the 2000 ns delay" % tp
-assert removed >= 0.95 * pairs * 2000e-9, "compensation removed %.4f s, less than the %.4f s injected" % (removed, pairs * 2000e-9)
-assert raw > 1.25 * plain, "raw is not inflated by the delay: test is meaningless"
-assert abs(comp - plain) < abs(raw - plain), "compensated is not closer to the uninstrumented time than raw"
-EOF
-  ;;
-compensation)
-  # Interleaved runs, the fastest of each kind (the machine is shared).
-  : > "$T/plains"
-  best=""
+  # A known injected cost: every probe pair waits 2 us more (a TSC deadline,
+  # HYPROF_TEST_PROBE_DELAY_NS).  The calibration runs the probes with it,
+  # so the pair cost it reports includes it, and compensation must remove
+  # it: 40k pairs (~80 ms of waits) in comp_twin's instrumented copy, whose
+  # compensated phase time must be within 25% of the uninstrumented copy's
+  # in the same process (CPU time, see comp_check.py; medians of 2 runs),
+  # while raw is about twice it.
   for i in 1 2; do
-    "$B/cnt_comp_plain" 10 200000 5000000 >> "$T/plains"
-    run measured "$T/m$i" "$B/cnt_comp_instr" 10 200000 5000000
-    t=$(python3 -c "import json,sys; print([f['total'] for f in json.load(open(sys.argv[1]))['functions'] if f['name']=='main'][0])" "$T/m$i.json")
-    if [ -z "$best" ] || python3 -c "import sys; sys.exit(not float(sys.argv[1]) < float(sys.argv[2]))" "$t" "$best"; then
-      best=$t; cp "$T/m$i.json" "$T/m.json"
-    fi
+    HYPROF_FREQ=1 HYPROF_TEST_PROBE_DELAY_NS=2000 run measured "$T/d$i" "$B/cnt_comp_twin" 20 2000 1000000
+    python3 "$CC" twin "$T/d$i.json" "$T/d$i.stdout" >> "$T/err" || fail "comp_check.py twin"
   done
-  "$B/cnt_comp_plain" 10 200000 5000000 >> "$T/plains"
-  sort -n "$T/plains" | head -n 1 > "$T/plain"
-  # A timing comparison means nothing when the uninstrumented runs alone
-  # differ by more than 15% (the machine is shared): skip, saying so.
-  sort -n "$T/plains" | awk 'NR == 1 {lo = $1} {hi = $1} END {exit !(hi > 1.15 * lo)}' &&
-    { echo "skip: uninstrumented runs vary by more than 15% ($(cut -d' ' -f1 "$T/plains" | tr '\n' ' ')s): machine too busy"; exit 77; }
-  python3 - "$T/m.json" "$T/plain" <<'EOF' || exit 1
-import json, sys
-r = json.load(open(sys.argv[1])); p = [float(x) for x in open(sys.argv[2]).read().split()]
-f = {x["name"]: x for x in r["functions"]}
-rows = [("main total", f["main"]["total"], f["main"]["total_raw"], p[0]),
-        ("heavy_a excl", f["heavy_a"]["self"], f["heavy_a"]["self_raw"], p[1]),
-        ("heavy_b excl", f["heavy_b"]["self"], f["heavy_b"]["self_raw"], p[2])]
-bad = 0
-for name, comp, raw, truth in rows:
-    ec, er = (comp - truth) / truth, (raw - truth) / truth
-    print("%-13s uninstrumented %.4f s  compensated %.4f s (%+.1f%%)  raw %.4f s (%+.1f%%)" % (name, truth, comp, 100 * ec, raw, 100 * er))
-    if abs(ec) > 0.25:
-        bad += 1
-        print("  FAIL: compensated error beyond 25%")
-assert f["tiny"]["calls"] == 2000000, "tiny calls %s" % f["tiny"]["calls"]
-er_main = (rows[0][2] - rows[0][3]) / rows[0][3]
-ec_main = (rows[0][1] - rows[0][3]) / rows[0][3]
-if not (er_main > 0.25 and abs(ec_main) < er_main):
-    bad += 1
-    print("  FAIL: raw main (%+.1f%%) should be clearly worse than compensated (%+.1f%%)" % (100 * er_main, 100 * ec_main))
-sys.exit(1 if bad else 0)
+  d=$(kv "$T/d1" calib probe_delay_ns); tp=$(kv "$T/d1" calib timed_probe_ns.median)
+  rm_s=$(kv "$T/d1" counting comp.removed_s); pairs=$(kv "$T/d1" counting probes_seen)
+  python3 - "$d" "$tp" "$rm_s" "$pairs" <<'EOF' || exit 1
+import sys
+delay, tp, removed, pairs = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+print("removed %.4f s for %d pairs; calibrated pair %.0f ns (delay %.0f ns)" % (removed, pairs, tp, delay))
+assert delay == 2000, "calibration did not see the delay"
+assert tp >= 0.5 * 2000, "calibrated pair cost %.0f ns does not include the 2000 ns delay (a pair costs ~60 ns without)" % tp
+assert removed >= 0.9 * pairs * 2000e-9, "compensation removed %.4f s, less than the %.4f s injected" % (removed, pairs * 2000e-9)
 EOF
-  ;;
+  python3 "$CC" check cpu 0.25 3 "$T/err" || fail "the injected cost was not removed" ;;
+compensation)
+  # Local compensation on the probe-heavy program (1M pairs of a tiny
+  # function, 2 heavy functions) against the same code without probes,
+  # checked two ways by comp_check.py, errors against CPU time (immune to
+  # the time slices a shared machine takes from a run; wall time shown):
+  #  - sep: the program built without instrumentation, run alternately with
+  #    the instrumented one on the same CPU, 3 pairs;
+  #  - twin: the uninstrumented copy linked into the same process and run
+  #    alternately with the instrumented one (2 runs, sampling at 1 Hz:
+  #    probe compensation alone).
+  # Medians: |compensated error| <= 15% (sep; runs differ by the host's clock
+  # changes) and <= 10% (twin) for main/phase total and heavy_a/heavy_b
+  # exclusive, and the total's compensated error at most a third of its raw
+  # error (about +60%).  bench/counting/run.sh measures the real errors.
+  pin=""; command -v taskset > /dev/null && pin="taskset -c $(($(nproc) - 1))"
+  for i in 1 2 3; do
+    $pin "$B/cnt_comp_plain" 5 200000 2500000 > "$T/p$i"
+    run measured "$T/m$i" $pin "$B/cnt_comp_instr" 5 200000 2500000
+    python3 "$CC" sep "$T/m$i.json" "$T/p$i" "$T/m$i.stdout" >> "$T/sep" || fail "comp_check.py sep"
+  done
+  $CHK "$T/m1.json" main/phase/tiny=1000000 main/phase/heavy_a=5 || exit 1
+  echo "same program built without probes:"
+  python3 "$CC" check cpu 0.15 3 "$T/sep" || fail "compensation against the uninstrumented build"
+  for i in 1 2; do
+    HYPROF_FREQ=1 run measured "$T/t$i" "$B/cnt_comp_twin" 20 50000 2500000
+    python3 "$CC" twin "$T/t$i.json" "$T/t$i.stdout" >> "$T/twin" || fail "comp_check.py twin"
+  done
+  $CHK "$T/t1.json" phase=20 phase/tiny=1000000 || exit 1
+  echo "uninstrumented twin in the same process:"
+  python3 "$CC" check cpu 0.10 3 "$T/twin" || fail "compensation against the uninstrumented twin" ;;
 *) echo "unknown case $case_"; exit 2 ;;
 esac
 echo "ok: $case_"

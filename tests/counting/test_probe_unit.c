@@ -37,32 +37,32 @@ static int failures;
 
 struct arith_case {
 	int line;
-	struct hp_comp_costs c;
-	struct hp_comp_call k;
+	struct hp_comp_call k; /* raw, own (Di), inside_cost (n*F), child_raw, child_comp, sampler */
 	struct hp_comp_result want;
 };
 
+/* Di = 10, F = 30 unless said otherwise */
 static const struct arith_case arith[] = {
 	/* a null-ish call: only its own Di removed */
-	{__LINE__, {10, 30, 0}, {100, 0, 0, 0, 0}, {100, 100, 90, 90}},
+	{__LINE__, {100, 10, 0, 0, 0, 0}, {100, 100, 90, 90}},
 	/* two children of 100 raw each (90 compensated): paper's form
 	 * excl_comp = raw_excl - Di - L*De = 800 - 10 - 2*20 */
-	{__LINE__, {10, 30, 0}, {1000, 2, 200, 180, 0}, {1000, 800, 930, 750}},
+	{__LINE__, {1000, 10, 60, 200, 180, 0}, {1000, 800, 930, 750}},
 	/* deeper descendants: n counts every pair inside, not only children */
-	{__LINE__, {10, 30, 0}, {1000, 5, 400, 310, 0}, {1000, 600, 840, 530}},
+	{__LINE__, {1000, 10, 150, 400, 310, 0}, {1000, 600, 840, 530}},
 	/* cost larger than the interval: negative, not clamped per call */
-	{__LINE__, {10, 30, 0}, {5, 0, 0, 0, 0}, {5, 5, -5, -5}},
+	{__LINE__, {5, 10, 0, 0, 0, 0}, {5, 5, -5, -5}},
 	/* inclusive fine, children's compensated sum larger: negative excl */
-	{__LINE__, {10, 30, 0}, {100, 2, 20, 95, 0}, {100, 80, 30, -65}},
+	{__LINE__, {100, 10, 60, 20, 95, 0}, {100, 80, 30, -65}},
 	/* children overcompensated (their sum is negative): it adds back,
 	 * keeping excl_comp = raw_excl - Di - L*De = 900 - 10 - 20 */
-	{__LINE__, {10, 30, 0}, {1000, 1, 100, -20, 0}, {1000, 900, 960, 980}},
+	{__LINE__, {1000, 10, 30, 100, -20, 0}, {1000, 900, 960, 980}},
 	/* sampler cost inside the interval is removed */
-	{__LINE__, {10, 30, 20}, {1000, 0, 0, 0, 90}, {1000, 1000, 900, 900}},
+	{__LINE__, {1000, 10, 0, 0, 0, 90}, {1000, 1000, 900, 900}},
 	/* no costs (compensation none): comp == raw */
-	{__LINE__, {0, 0, 0}, {1234, 7, 234, 234, 0}, {1234, 1000, 1234, 1000}},
+	{__LINE__, {1234, 0, 0, 234, 234, 0}, {1234, 1000, 1234, 1000}},
 	/* raw children larger than raw (clock skew): raw excl 0, not wrapped */
-	{__LINE__, {0, 0, 0}, {100, 1, 150, 150, 0}, {100, 0, 100, -50}},
+	{__LINE__, {100, 0, 0, 150, 150, 0}, {100, 0, 100, -50}},
 };
 
 struct accum_case {
@@ -108,7 +108,7 @@ static void test_arith(void)
 	}
 	for (size_t i = 0; i < sizeof(arith) / sizeof(arith[0]); i++) {
 		const struct arith_case *a = &arith[i];
-		struct hp_comp_result r = hp_comp_call(&a->c, &a->k);
+		struct hp_comp_result r = hp_comp_call(&a->k);
 		CHECK(r.incl == a->want.incl && r.excl == a->want.excl &&
 			      r.incl_comp == a->want.incl_comp && r.excl_comp == a->want.excl_comp,
 		      "arith case at line %d: got incl %llu excl %llu incl_comp %lld excl_comp %lld; "
@@ -135,10 +135,11 @@ static void test_arith(void)
 #define KEYS 6
 #define ANY ~0ull
 
-enum { END = 0, E, X, SAMPLE };
+enum { END = 0, E, X, SAMPLE, RECAL };
 
 struct ev {
-	int op;        /* E enter, X exit, SAMPLE: handler ran `t` cycles + 1 sample */
+	int op;        /* E enter, X exit, SAMPLE: handler ran `t` cycles + 1 sample,
+			* RECAL: the thread's F becomes `t` (in-situ recalibration) */
 	uint64_t key;  /* function key (small numbers are fine here) */
 	uint64_t t;    /* timestamp */
 };
@@ -232,6 +233,11 @@ static const struct script_case scripts[] = {
 	 {{E, F, 0}, {E, G, 100}, {SAMPLE, 0, 40}, {X, G, 300}, {X, F, 400}},
 	 {{{F}, 1, 400, 200, 335, 200, 0, 0, 0}, {{F, G}, 1, 200, 200, 135, 135, 0, 0, 0}},
 	 3, 0, 0},
+	/* F changes inside an interval (recalibration): each inner pair is
+	 * removed at the F in effect when it ran: f = 100 - 2 - (10 + 20) */
+	{"F changes", __LINE__, 1, {2, 10, 0},
+	 {{E, F, 0}, {E, G, 10}, {X, G, 20}, {RECAL, 0, 20}, {E, G, 30}, {X, G, 40}, {X, F, 100}},
+	 {{{F}, 1, 100, 80, 68, 52, 0, 0, 0}, {{F, G}, 2, 20, 20, 16, 16, 0, 0, 0}}, 3, 0, 0},
 	/* count-only mode: calls, no times */
 	{"hybrid counts", __LINE__, 0, {10, 30, 0},
 	 {{E, F, 0}, {E, F, 0}, {X, F, 0}, {E, G, 0}, {X, G, 0}, {X, F, 0}},
@@ -269,6 +275,9 @@ static void run_event(struct hp_thread *t, const struct ev *e, int timed)
 	} else if (e->op == SAMPLE) {
 		t->handler_cycles += e->t;
 		t->samples++;
+	} else if (e->op == RECAL) {
+		struct hp_probe_thr *pt = hp_probe_thr(t->stack);
+		hp_probe_set_costs(t, pt->pair, e->t, pt->di);
 	}
 }
 
@@ -290,6 +299,7 @@ static void test_scripts(void)
 	for (size_t ci = 0; ci < sizeof(scripts) / sizeof(scripts[0]); ci++) {
 		const struct script_case *c = &scripts[ci];
 		hp_probe_g.comp = c->costs;
+		hp_probe_g.comp_on = 1;
 		struct hp_thread *t = new_thread();
 		for (int i = 0; i < MAXEV && c->ev[i].op != END; i++)
 			run_event(t, &c->ev[i], c->timed);
@@ -427,7 +437,33 @@ static void test_fold_find(void)
 	cct__destroy(&c);
 }
 
-/* ---- 6. the child cache ------------------------------------------------ */
+/* ---- 6. HYPROF_COMPENSATE=none: compensated = raw, sampler cost too ---- */
+
+static void test_comp_none(void)
+{
+	hp_probe_g.comp = (struct hp_comp_costs){0, 0, 0};
+	hp_probe_g.comp_on = 0;
+	struct hp_thread *t = new_thread();
+	const struct ev ev[] = {{E, F, 0}, {E, G, 100}, {SAMPLE, 0, 40}, {X, G, 300}, {X, F, 400}};
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		run_event(t, &ev[i], 1);
+	int d;
+	uint32_t f = node_at(t, (const uint64_t[KEYS]){F}, &d);
+	uint32_t g = node_at(t, (const uint64_t[KEYS]){F, G}, &d);
+	CHECK(f != CCT_NONE && g != CCT_NONE, "none: nodes missing");
+	if (f != CCT_NONE && g != CCT_NONE) {
+		const struct cct_node *nf = &t->probe.nodes[f], *ng = &t->probe.nodes[g];
+		CHECK(nf->incl == 400 && nf->incl_comp == 400 && nf->excl_comp == nf->excl &&
+			      ng->incl_comp == 200 && ng->excl_comp == 200,
+		      "none: f incl %llu/%llu excl %llu/%llu, g incl_comp %llu excl_comp %llu (want comp == raw)",
+		      (unsigned long long)nf->incl, (unsigned long long)nf->incl_comp,
+		      (unsigned long long)nf->excl, (unsigned long long)nf->excl_comp,
+		      (unsigned long long)ng->incl_comp, (unsigned long long)ng->excl_comp);
+	}
+	free_thread(t);
+}
+
+/* ---- 7. the child cache ------------------------------------------------ */
 
 static void test_cache(void)
 {
@@ -486,6 +522,7 @@ static void test_cache(void)
 int main(void)
 {
 	test_arith();
+	test_comp_none();
 	test_cache();
 	test_scripts();
 	test_overflow();
@@ -496,7 +533,7 @@ int main(void)
 		return 1;
 	}
 	printf("ok: %zu arithmetic cases, %zu accumulation cases, %zu scripts, overflow, full tree, "
-	       "fold search, child cache\n",
+	       "fold search, compensation none, child cache\n",
 	       sizeof(arith) / sizeof(arith[0]), sizeof(accum) / sizeof(accum[0]),
 	       sizeof(scripts) / sizeof(scripts[0]));
 	return 0;

@@ -319,7 +319,11 @@ static void t_nonblocking(void)
 			snprintf(t, sizeof t, "waitall %d", i);
 			status_line(t, &sts[i], MPI_INT);
 		}
-	} else if (rank == 1) {
+	} else if (rank != 1) {
+		/* the others only take part in the barriers */
+		MPI_Barrier(MPI_COMM_WORLD);
+		MPI_Barrier(MPI_COMM_WORLD);
+	} else {
 		int out[N][4];
 		for (int i = 0; i < N; i++)
 			for (int k = 0; k < 4; k++)

@@ -7,6 +7,7 @@ Each command prints what it checked and exits 1 on a failed check:
   nofunc REPORT.json NAME                      function absent (no time)
   field REPORT.json KEY VALUE                  top-level field equals VALUE
   ge    REPORT.json KEY N                      top-level number >= N
+  drops REPORT.json MAX_PCT                    dropped <= MAX_PCT%% of samples
 A path starts at the first node named like its first element (the frames
 above main, libc's start-up, are not part of what a test constructs).
 """
@@ -89,6 +90,12 @@ def main(argv):
         if not isinstance(got, (int, float)) or got < float(argv[4]):
             fail("%s is %r, want >= %s" % (argv[3], got, argv[4]))
         print("ok %s = %s >= %s" % (argv[3], got, argv[4]))
+        return 0
+    if cmd == "drops":
+        d, n, cap = rep["dropped"], rep["samples"], float(argv[3])
+        if n <= 0 or d > cap / 100.0 * n:
+            fail("%d samples dropped of %d (more than %s%%): %s" % (d, n, argv[3], rep.get("dropped_by")))
+        print("ok %d dropped of %d samples" % (d, n))
         return 0
     fail("unknown command " + cmd)
 

@@ -1,0 +1,163 @@
+/* bench/mpi/designs.c - the piggyback designs, each on its own, no hyprof.
+ *
+ * Ping-pong one-way latency (us, best of 7) of a 16-byte piggyback carried
+ *   plain       no piggyback
+ *   struct_new  a struct datatype {pb, data} built, committed, freed per message
+ *   struct      the same datatype cached (built once per buffer)
+ *   packed      pb and data copied into one buffer, sent as MPI_PACKED
+ *   shadow      a second message on a duplicate communicator (Isend + free)
+ * The wrappers use packed up to HYPROF_MPI_PACK_MAX and the cached struct
+ * above (docs/mpi.md, "The piggyback"); shadow is correct too but pays a
+ * message.  Usage: mpirun -np 2 bench_mpi_designs [MAX_BYTES]
+ */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pb {
+	int64_t delay;
+	uint64_t tsc;
+};
+enum { PLAIN, STRUCT_NEW, STRUCT, PACKED, SHADOW, NS };
+static const char *names[NS] = {"plain", "struct_new", "struct", "packed", "shadow"};
+static MPI_Comm shadow;
+static char *stage;
+static struct pb spb, rpb;
+static MPI_Datatype cached[2] = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
+static void *cbuf[2];
+static int cn[2];
+
+static MPI_Datatype mk(struct pb *slot, void *buf, int n)
+{
+	MPI_Datatype t;
+	int bl[2] = {(int)sizeof(struct pb), n};
+	MPI_Aint d[2];
+	MPI_Datatype ty[2] = {MPI_BYTE, MPI_BYTE};
+	MPI_Get_address(slot, &d[0]);
+	MPI_Get_address(buf, &d[1]);
+	MPI_Type_create_struct(2, bl, d, ty, &t);
+	MPI_Type_commit(&t);
+	return t;
+}
+
+static MPI_Datatype get(int side, struct pb *slot, void *buf, int n)
+{
+	if (cached[side] == MPI_DATATYPE_NULL || cbuf[side] != buf || cn[side] != n) {
+		if (cached[side] != MPI_DATATYPE_NULL)
+			MPI_Type_free(&cached[side]);
+		cached[side] = mk(slot, buf, n);
+		cbuf[side] = buf;
+		cn[side] = n;
+	}
+	return cached[side];
+}
+
+static void xsend(int s, void *buf, int n, int peer)
+{
+	MPI_Datatype t;
+	MPI_Request r;
+	switch (s) {
+	case PLAIN:
+		MPI_Send(buf, n, MPI_BYTE, peer, 0, MPI_COMM_WORLD);
+		break;
+	case STRUCT_NEW:
+		t = mk(&spb, buf, n);
+		MPI_Send(MPI_BOTTOM, 1, t, peer, 0, MPI_COMM_WORLD);
+		MPI_Type_free(&t);
+		break;
+	case STRUCT:
+		MPI_Send(MPI_BOTTOM, 1, get(0, &spb, buf, n), peer, 0, MPI_COMM_WORLD);
+		break;
+	case PACKED:
+		memcpy(stage, &spb, sizeof(spb));
+		memcpy(stage + sizeof(spb), buf, (size_t)n);
+		MPI_Send(stage, n + (int)sizeof(spb), MPI_PACKED, peer, 0, MPI_COMM_WORLD);
+		break;
+	case SHADOW:
+		MPI_Isend(&spb, sizeof(spb), MPI_BYTE, peer, 0, shadow, &r);
+		MPI_Request_free(&r);
+		MPI_Send(buf, n, MPI_BYTE, peer, 0, MPI_COMM_WORLD);
+		break;
+	}
+}
+
+static void xrecv(int s, void *buf, int n, int peer)
+{
+	MPI_Datatype t;
+	MPI_Status st;
+	int c;
+	switch (s) {
+	case PLAIN:
+		MPI_Recv(buf, n, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &st);
+		break;
+	case STRUCT_NEW:
+		t = mk(&rpb, buf, n);
+		MPI_Recv(MPI_BOTTOM, 1, t, peer, 0, MPI_COMM_WORLD, &st);
+		MPI_Type_free(&t);
+		break;
+	case STRUCT:
+		MPI_Recv(MPI_BOTTOM, 1, get(1, &rpb, buf, n), peer, 0, MPI_COMM_WORLD, &st);
+		break;
+	case PACKED:
+		MPI_Recv(stage, n + (int)sizeof(rpb), MPI_PACKED, peer, 0, MPI_COMM_WORLD, &st);
+		MPI_Get_count(&st, MPI_BYTE, &c);
+		memcpy(&rpb, stage, sizeof(rpb));
+		memcpy(buf, stage + sizeof(rpb), (size_t)c - sizeof(rpb));
+		break;
+	case SHADOW:
+		MPI_Recv(buf, n, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &st);
+		MPI_Recv(&rpb, sizeof(rpb), MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, shadow, MPI_STATUS_IGNORE);
+		break;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	MPI_Init(&argc, &argv);
+	int r;
+	MPI_Comm_rank(MPI_COMM_WORLD, &r);
+	MPI_Comm_dup(MPI_COMM_WORLD, &shadow);
+	int max = argc > 1 ? atoi(argv[1]) : 1 << 20;
+	char *buf = malloc((size_t)max);
+	memset(buf, 1, (size_t)max);
+	stage = malloc((size_t)max + 64);
+	if (!r) {
+		printf("%10s", "bytes");
+		for (int s = 0; s < NS; s++)
+			printf(" %11s", names[s]);
+		printf("   (one-way us, best of 7)\n");
+	}
+	for (int n = 8; n <= max; n *= 4) {
+		if (!r)
+			printf("%10d", n);
+		for (int s = 0; s < NS; s++) {
+			int it = n < 65536 ? 10000 : n < (1 << 20) ? 1000 : 200;
+			double best = 1e9;
+			for (int rep = 0; rep < 7; rep++) {
+				MPI_Barrier(MPI_COMM_WORLD);
+				double t0 = MPI_Wtime();
+				for (int i = 0; i < it && r < 2; i++) {
+					if (!r) {
+						xsend(s, buf, n, 1);
+						xrecv(s, buf, n, 1);
+					} else {
+						xrecv(s, buf, n, 0);
+						xsend(s, buf, n, 0);
+					}
+				}
+				double t = (MPI_Wtime() - t0) / it / 2 * 1e6;
+				MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+				if (t < best)
+					best = t;
+			}
+			if (!r)
+				printf(" %11.3f", best);
+		}
+		if (!r)
+			printf("\n");
+	}
+	MPI_Finalize();
+	return 0;
+}

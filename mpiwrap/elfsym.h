@@ -1,0 +1,24 @@
+/* mpiwrap/elfsym.h - function ranges of a loaded module (elfsym.c). */
+#ifndef HYPROF_MPIWRAP_ELFSYM_H
+#define HYPROF_MPIWRAP_ELFSYM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct hp_fn_range {
+	uint64_t start, end; /* runtime addresses */
+};
+
+struct hp_syms {
+	struct hp_fn_range *r; /* sorted by start */
+	size_t n;
+};
+
+/* Function symbols of the ELF file at `path` loaded with load bias `bias`.
+ * Returns 0, or -1 when the file cannot be read or has no symbols. */
+int hp_syms_load(const char *path, uint64_t bias, struct hp_syms *out);
+/* Start of the function containing pc, or 0. */
+uint64_t hp_syms_find(const struct hp_syms *s, uint64_t pc);
+void hp_syms_free(struct hp_syms *s);
+
+#endif

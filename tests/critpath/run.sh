@@ -1,0 +1,79 @@
+#!/bin/bash
+# tests/critpath/run.sh CASE - the online critical path against programs
+# whose critical path is known by construction (cp_progs.c).
+#
+#   pipeline     3 ranks, rank 1's stage1_work is the bottleneck (function
+#                and region "bottleneck" selected by name); point to point
+#   create_seq   3 ranks, the NAS IS case: create_seq, small in CPU time,
+#                is sequential and takes a large share of the path; Bcast,
+#                Allreduce, Reduce
+#   zeroing      3 ranks, two branches: zeroing f helps only until g's
+#                branch is critical; Isend/Irecv/Waitall and Allreduce
+#   auto         the two-branch program with --critical-path auto:3: the
+#                ranks agree on f, g, h at an Allreduce after the warm-up
+#   length_only  --critical-path auto:0 in hybrid mode: the length alone
+#                (and a name that matches nothing is reported, not fatal)
+# Each runs `hyprof run --critical-path ...` under mpirun and checks
+# `hyprof report --json --view critical-path` with check.py against the
+# lengths the construction implies.  Work in cp_progs sleeps to a deadline,
+# so the programs' lengths hold on a loaded machine; the tolerances cover
+# the timer's slack and the scheduling of 3 ranks on 2 cores.
+# Environment (set by ctest): HYPROF_BIN, HYPROF_TEST_BIN, HYPROF_SRC.
+set -u
+case_=$1
+H=$HYPROF_BIN
+P=$HYPROF_TEST_BIN/cp_progs
+CHK="python3 $HYPROF_SRC/tests/critpath/check.py"
+T=$(mktemp -d /tmp/hyprof-cp.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+
+command -v mpirun > /dev/null || skip "no mpirun"
+[ -x "$P" ] || skip "cp_progs was not built (no MPI)"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Waiting ranks yield the CPU: 3 ranks share 2 cores.
+export OMPI_MCA_mpi_yield_when_idle=1
+
+# run NP DIR [hyprof run options] -- ARGS...
+run() {
+  np=$1; dir=$2; shift 2
+  timeout 60 mpirun --oversubscribe -np "$np" "$H" run -q -o "$dir" "$@" > "$dir.out" 2> "$dir.err" ||
+    { cat "$dir.err"; fail "hyprof run $*"; }
+  grep -q '^done' "$dir.out" || { cat "$dir.out" "$dir.err"; fail "the program did not finish: $*"; }
+  "$H" report --json --view critical-path "$dir" > "$dir.json" 2> "$dir.json.err" ||
+    { cat "$dir.json.err"; fail "hyprof report --json --view critical-path"; }
+  "$H" report --view critical-path "$dir" > "$dir.txt" 2>&1 || fail "hyprof report --view critical-path"
+  sed -n '/^Critical path/,$p' "$dir.txt"
+}
+
+case $case_ in
+pipeline)
+  # N=20 items, A=10 B=30 C=5 ms
+  run 3 "$T/p" --mode measured --critical-path stage0_work,stage1_work,stage2_work,bottleneck -- \
+    "$P" pipeline 20 10 30 5
+  $CHK pipeline "$T/p.json" 20 10 30 5 || fail "pipeline" ;;
+create_seq)
+  # S=300 ms of create_seq on rank 0, then I=10 x R=40 ms of do_rank on every rank
+  run 3 "$T/i" --mode measured --critical-path create_seq,do_rank -- "$P" is 300 10 40
+  $CHK create_seq "$T/i.json" 300 10 40 3 || fail "create_seq" ;;
+zeroing)
+  # N=10 rounds, F=60 G=20 H=5 ms (g's branch 40 ms shorter: it stays
+  # shorter on a loaded machine)
+  run 3 "$T/z" --mode measured --critical-path f,g,h -- "$P" branch 10 60 20 5
+  $CHK zeroing "$T/z.json" 10 60 20 5 || fail "zeroing" ;;
+auto)
+  # 20 rounds of 65 ms; the selection after a 0.3 s warm-up
+  HYPROF_CRITICAL_PATH_WARMUP=0.3 run 3 "$T/a" --mode measured --critical-path auto:3 -- \
+    "$P" branch 20 60 20 5
+  $CHK auto "$T/a.json" 20 60 20 5 || fail "auto" ;;
+length_only)
+  run 3 "$T/l" --mode hybrid --critical-path auto:0 -- "$P" pipeline 10 10 30 5
+  $CHK length "$T/l.json" 10 10 30 5 || fail "length only (auto:0, hybrid)"
+  # a name that matches nothing is listed as never seen; the others work
+  run 3 "$T/n" --mode measured --critical-path stage1_work,no_such_function -- "$P" pipeline 10 10 30 5
+  $CHK unresolved "$T/n.json" 10 10 30 5 || fail "an unknown name" ;;
+*)
+  fail "unknown case $case_" ;;
+esac
+echo "ok $case_"

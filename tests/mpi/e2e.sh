@@ -1,0 +1,244 @@
+#!/bin/sh
+# tests/mpi/e2e.sh CASE [ARGS] - end-to-end tests of libhyprof_mpi.so.
+#
+# Programs run under mpirun, plain and under `hyprof run`; facts are checked
+# in their output and in `hyprof report --json` (check_mpi.py).
+#   correct NP        mpi_correct prints the same with and without hyprof,
+#                     with each piggyback scheme forced and with none
+#   fortran           the Fortran programs (use mpi, mpif.h, use mpi_f08)
+#                     print the same, and their calls are in the profile
+#   threads           MPI_THREAD_MULTIPLE program, same output, threads seen
+#   json              a ping-pong with known traffic: the ranks list, the
+#                     matrix and the call sites of the report
+#   scenarios FAM NP  the paper's scenarios: parallel compensation of a run
+#                     with injected probe overhead against the run without
+#   reorder           wildcard receives whose order compensation would change
+# Environment (set by ctest): HYPROF_BIN, HYPROF_LIB, HYPROF_TEST_BIN, HYPROF_SRC.
+set -u
+case_=$1
+shift
+B=$HYPROF_TEST_BIN
+H=$HYPROF_BIN
+CHK="python3 $HYPROF_SRC/tests/mpi/check_mpi.py"
+T=$(mktemp -d /tmp/hyprof-mpi.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+
+command -v mpirun > /dev/null || skip "no mpirun"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Waiting ranks yield the CPU: the ranks share 2 cores with each other.
+export OMPI_MCA_mpi_yield_when_idle=1
+MPIRUN="mpirun --oversubscribe"
+
+# plain NP OUT PROG ARGS...: without hyprof
+plain() {
+  np=$1; out=$2; shift 2
+  timeout 120 $MPIRUN -np "$np" "$@" > "$out" 2> "$out.err" || { cat "$out.err"; fail "plain run of $*"; }
+}
+# hp NP DIR OUT [hyprof options --] PROG ARGS...: under hyprof (extra HYPROF_* from the environment)
+hp() {
+  np=$1; dir=$2; out=$3; shift 3
+  timeout 120 $MPIRUN -np "$np" "$H" run -q -o "$dir" "$@" > "$out" 2> "$out.err" ||
+    { cat "$out.err"; fail "hyprof run of $*"; }
+  "$H" report --json "$dir" > "$dir.json" 2> "$dir.json.err" || { cat "$dir.json.err"; fail "hyprof report --json $dir"; }
+}
+same() {
+  cmp -s "$1" "$2" || { diff "$1" "$2" | head -20; fail "$3: the output differs under hyprof"; }
+}
+
+case $case_ in
+correct)
+  np=$1
+  plain "$np" "$T/plain" "$B/mpi_correct"
+  grep -q "^done $np ranks" "$T/plain" || fail "mpi_correct did not finish"
+  for cfg in "parallel default" "parallel 0" "parallel 1000000" "none default" "local default"; do
+    set -- $cfg
+    if [ "$2" = default ]; then unset HYPROF_MPI_PACK_MAX; else export HYPROF_MPI_PACK_MAX=$2; fi
+    hp "$np" "$T/p" "$T/out" --compensate "$1" -- "$B/mpi_correct"
+    same "$T/plain" "$T/out" "--compensate $1, packed copy up to ${2} bytes"
+    $CHK fields "$T/p.json" "$np" || fail "the ranks list ($cfg)"
+    if [ "$1" = parallel ]; then
+      $CHK applied "$T/p.json" 3 || fail "messages without a piggyback ($cfg)"
+    fi
+    rm -rf "$T/p" "$T/p.json"
+  done
+  unset HYPROF_MPI_PACK_MAX ;;
+fortran)
+  for prog in mpi_fortran_usempi mpi_fortran_mpifh mpi_fortran_f08; do
+    [ -x "$B/$prog" ] || skip "$prog was not built (no Fortran compiler)"
+    plain 2 "$T/plain" "$B/$prog"
+    sort "$T/plain" > "$T/plain.s"
+    [ -s "$T/plain.s" ] || fail "$prog printed nothing"
+    hp 2 "$T/f" "$T/out" --compensate parallel -- "$B/$prog"
+    sort "$T/out" > "$T/out.s"
+    same "$T/plain.s" "$T/out.s" "$prog"
+    # the calls made from Fortran are in the profile, at their Fortran lines
+    case $prog in
+    mpi_fortran_f08) want="MPI_Waitany@fortran_f08 MPI_Test@fortran_f08 MPI_Allreduce@fortran_f08 MPI_Send@fortran_f08" ;;
+    *) want="MPI_Send@fortran_usempi MPI_Recv@fortran_usempi MPI_Waitany@fortran_usempi MPI_Waitsome@fortran_usempi MPI_Waitall@fortran_usempi MPI_Test@fortran_usempi MPI_Iprobe@fortran_usempi MPI_Allreduce@fortran_usempi MPI_Comm_split@fortran_usempi" ;;
+    esac
+    $CHK sites "$T/f.json" $want || fail "$prog: Fortran calls missing from the profile"
+    $CHK applied "$T/f.json" 2 || fail "$prog: Fortran messages carried no piggyback"
+    rm -rf "$T/f" "$T/f.json"
+  done ;;
+threads)
+  plain 2 "$T/plain" "$B/mpi_threads" 150
+  grep -q "^skip" "$T/plain" && skip "$(cat "$T/plain")"
+  grep -q "^errors 0" "$T/plain" || fail "mpi_threads found errors without hyprof"
+  for pm in default 0; do
+    if [ "$pm" = default ]; then unset HYPROF_MPI_PACK_MAX; else export HYPROF_MPI_PACK_MAX=$pm; fi
+    hp 2 "$T/t" "$T/out" --compensate parallel -- "$B/mpi_threads" 150
+    same "$T/plain" "$T/out" "MPI_THREAD_MULTIPLE (packed copy up to $pm bytes)"
+    python3 - "$T/t.json" <<'EOF' || fail "threads"
+import json, sys
+rep = json.load(open(sys.argv[1]))
+n = sum(s["calls"] for s in rep["mpi_sites"] if s["function"] == "MPI_Waitall")
+if n != 2 * 4 * 150:
+    sys.exit("MPI_Waitall calls %d, want %d" % (n, 2 * 4 * 150))
+EOF
+    rm -rf "$T/t" "$T/t.json"
+  done
+  unset HYPROF_MPI_PACK_MAX ;;
+json)
+  hp 2 "$T/j" "$T/out" --compensate parallel -- "$B/mpi_pingpong_check" 1000
+  $CHK fields "$T/j.json" 2 || exit 1
+  # 1000 round trips of 100 ints, plus what MPI_Bcast and MPI_Reduce do not count
+  $CHK matrix "$T/j.json" 0:1:1000:400000 1:0:1000:400000 || exit 1
+  $CHK sites "$T/j.json" MPI_Send@pingpong_check MPI_Recv@pingpong_check MPI_Allreduce MPI_Barrier || exit 1
+  python3 - "$T/j.json" <<'EOF' || fail "json"
+import json, sys
+rep = json.load(open(sys.argv[1]))
+sends = [s for s in rep["mpi_sites"] if s["function"] == "MPI_Send"]
+if sum(s["calls"] for s in sends) != 2000 or sum(s["bytes"] for s in sends) != 800000:
+    sys.exit("MPI_Send: %d calls, %d bytes; want 2000, 800000" % (sum(s["calls"] for s in sends), sum(s["bytes"] for s in sends)))
+colls = {(c["function"], c["comm_size"]): c for c in rep["mpi_collectives"]}
+if colls.get(("MPI_Allreduce", 2), {}).get("calls") != 2:
+    sys.exit("MPI_Allreduce on 2 ranks: %s" % colls.get(("MPI_Allreduce", 2)))
+for r in rep["ranks"]:
+    if not (r["wall_parallel"] <= r["wall_raw"] and r["piggyback_msgs"] == 1000):
+        sys.exit("rank %d: %s" % (r["rank"], r))
+if rep["mpi"]["compensate"] != "parallel" or rep["mpi"]["piggyback_bytes"] < 16:
+    sys.exit("mpi summary: %s" % rep["mpi"])
+EOF
+  "$H" report "$T/j" > "$T/text" || fail "hyprof report"
+  for h in "Per-rank compensation" "MPI time by call site" "Point-to-point matrix" "Collectives by communicator size"; do
+    grep -q "$h" "$T/text" || fail "the text report has no '$h'"
+  done ;;
+scenarios)
+  fam=$1; np=$2
+  D=${HP_MPI_TEST_DELAY_US:-200}
+  # hybrid mode: count probes whose cost is the injected delay, exactly
+  hp "$np" "$T/truth" "$T/truth.out" --mode hybrid --compensate parallel -- "$B/mpi_scenarios" "$fam" "$D"
+  HYPROF_TEST_PROBE_DELAY_NS=$((D * 1000)) hp "$np" "$T/inj" "$T/inj.out" --mode hybrid --compensate parallel -- \
+    "$B/mpi_scenarios" "$fam" "$D"
+  grep -q "cases done" "$T/inj.out" || fail "mpi_scenarios did not finish"
+  sed -n 's/^injected //p' "$T/inj.out" > "$T/expect"
+  $CHK compare "$T/truth.json" "$T/inj.json" "$T/truth.out" "$T/inj.out" "$T/expect"
+  rc=$?
+  [ $rc = 0 ] || exit $rc ;;
+reorder)
+  D=200
+  hp 3 "$T/truth" "$T/truth.out" --mode hybrid --compensate parallel -- "$B/mpi_scenarios" three "$D" 6
+  HYPROF_TEST_PROBE_DELAY_NS=$((D * 1000)) hp 3 "$T/inj" "$T/inj.out" --mode hybrid --compensate parallel -- \
+    "$B/mpi_scenarios" three "$D" 6
+  $CHK reordered "$T/truth.json" 1 0 || exit 1
+  $CHK reordered "$T/inj.json" 1 1 || exit 1 ;;
+pi)
+  # The paper's Table 1: master and worker times uninstrumented, measured,
+  # locally and parallel compensated (worker: the fastest, as in the paper).
+  plain 2 "$T/plain" "$B/mpi_pi_plain" 600000
+  hp 2 "$T/pi" "$T/pi.out" --mode measured --compensate parallel -- "$B/mpi_pi" 600000
+  python3 - "$T/plain" "$T/pi.json" <<'EOF' || exit 1
+import json, sys
+plain = {int(l.split()[1]): float(l.split()[2]) for l in open(sys.argv[1]) if l.startswith("time ")}
+rep = {r["rank"]: r for r in json.load(open(sys.argv[2]))["ranks"]}
+rows = {"Master": [0], "Worker": sorted(k for k in plain if k)}
+print("%-8s %16s %16s %19s %22s" % ("Task", "Uninstrumented", "No compensation", "Local compensation", "Parallel compensation"))
+bad = []
+val = {}
+for name, rs in rows.items():
+    u = min(plain[r] for r in rs)
+    m = min(rep[r]["wall_raw"] for r in rs)
+    l = min(rep[r]["wall_local"] for r in rs)
+    p = min(rep[r]["wall_parallel"] for r in rs)
+    val[name] = (u, m, l, p)
+    print("%-8s %16.3f %16.3f %19.3f %22.3f" % (name, u, m, l, p))
+u, m, l, p = val["Master"]
+wu, wm, wl, wp = val["Worker"]
+if wm < wu * 1.15:
+    bad.append("the workers are only %.0f%% slower measured: no overhead to compensate" % (100 * (wm / wu - 1)))
+# The master waits for the workers: its own (local) compensation removes
+# nothing, parallel compensation gives it the workers' compensated time
+# (whose precision is the probes' calibration, not the subject here).
+if l < m * 0.97:
+    bad.append("Master: local compensation %.3f s removed more than 3%% of %.3f s" % (l, m))
+if abs(p - wl) > 0.05 * wl + 0.005:
+    bad.append("Master: parallel compensation %.3f s, the workers' local compensation %.3f s" % (p, wl))
+if abs(wp - wl) > 0.05 * wl + 0.005:
+    bad.append("Worker: parallel compensation %.3f s, local %.3f s" % (wp, wl))
+if abs(p - u) >= abs(l - u):
+    bad.append("Master: parallel compensation (%.3f s) is not closer than local (%.3f s) to %.3f s" % (p, l, u))
+for b in bad:
+    print("FAIL:", b)
+sys.exit(1 if bad else 0)
+EOF
+  ;;
+merge)
+  # The merge at MPI_Finalize: one merged profile by rank 0; with --per-rank
+  # the per-rank files too, and both must tell the same exact facts.
+  np=$1
+  hp "$np" "$T/m" "$T/m.out" --mode measured --compensate parallel --per-rank -- "$B/mpi_pi" 100000
+  ls "$T/m"/*.merged.*.hyp > /dev/null 2>&1 || fail "no merged profile in $T/m"
+  mkdir "$T/r"
+  mv "$T/m"/*.[0-9][0-9][0-9][0-9][0-9].*.hyp "$T/r/" 2> /dev/null
+  n=$(ls "$T/r" | wc -l)
+  [ "$n" = "$np" ] || fail "$n per-rank files with --per-rank, want $np"
+  "$H" report --json "$T/r" > "$T/r.json" || fail "report of the per-rank files"
+  python3 - "$T/m.json" "$T/r.json" "$np" <<'EOF' || exit 1
+import json, math, sys
+m, r, np_ = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), int(sys.argv[3])
+bad = []
+mpi = m.get("mpi", {})
+if not mpi.get("merged"):
+    bad.append("the report did not read a merged profile: %s" % mpi)
+if mpi.get("merge_levels") != math.ceil(math.log2(np_)):
+    bad.append("merge over %s levels, want %d" % (mpi.get("merge_levels"), math.ceil(math.log2(np_))))
+if not mpi.get("merge_time", 0) > 0:
+    bad.append("no merge time")
+if sorted(x["rank"] for x in m["ranks"]) != list(range(np_)):
+    bad.append("ranks of the merged profile: %s" % [x["rank"] for x in m["ranks"]])
+def calls(rep, fn):
+    return sum(f["calls"] or 0 for f in rep["functions"] if f["name"] == fn)
+for fn in ["curve", "below"]:
+    if calls(m, fn) != calls(r, fn) or calls(m, fn) != 100000:
+        bad.append("%s: %d calls merged, %d in the per-rank files, want 100000" % (fn, calls(m, fn), calls(r, fn)))
+def mat(rep):
+    return {(p["from"], p["to"]): (p["messages"], p["bytes"]) for p in rep["mpi_matrix"]["pairs"]}
+if mat(m) != mat(r):
+    bad.append("matrix merged %s, per-rank %s" % (mat(m), mat(r)))
+def sites(rep):
+    out = {}
+    for s in rep["mpi_sites"]:
+        out[s["function"]] = out.get(s["function"], 0) + s["calls"]
+    return out
+if sites(m) != sites(r):
+    bad.append("calls by MPI function: merged %s, per-rank %s" % (sites(m), sites(r)))
+imb = {x["function"]: x for x in m["mpi_imbalance"]}
+c = imb.get("curve")
+if c and not (c["min"] == 0 and c["max_rank"] != 0 and c["max"] > 0):
+    bad.append("imbalance of curve (the master never runs it): %s" % c)
+for b in bad:
+    print("FAIL:", b)
+sys.exit(1 if bad else 0)
+EOF
+  # without --per-rank: the merged profile alone in the directory
+  hp "$np" "$T/s" "$T/s.out" --mode measured --compensate parallel -- "$B/mpi_pi" 20000
+  left=$(ls "$T/s" | grep -v '\.merged\.' | wc -l)
+  [ "$left" = 0 ] || { ls -a "$T/s"; fail "per-rank files beside the merged profile without --per-rank"; }
+  python3 -c "import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if r['mpi']['merged'] and len(r['ranks']) == $np else 1)" "$T/s.json" ||
+    fail "the merged profile without --per-rank" ;;
+*)
+  fail "unknown case $case_" ;;
+esac
+echo "ok: $case_ $*"

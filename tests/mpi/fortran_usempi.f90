@@ -1,0 +1,134 @@
+! tests/mpi/fortran_usempi.f90 - Fortran (`use mpi`) calls through hyprof.
+!
+! Open MPI's Fortran bindings call PMPI_ directly, so hyprof wraps the
+! Fortran symbols themselves (mpiwrap/fortran.h).  This program's output
+! must be the same with and without hyprof, and its profile must show the
+! calls made here (tests/mpi/e2e.sh fortran).  Built once with `use mpi`
+! and once with mpif.h (the same code, HP_MPIF_H defined).
+program fortran_mpi
+#ifdef HP_MPIF_H
+  implicit none
+  include 'mpif.h'
+#else
+  use mpi
+  implicit none
+#endif
+  integer :: ierr, rank, nproc, i, n, idx, outcount, peer, half, dup
+  integer :: st(MPI_STATUS_SIZE), sts(MPI_STATUS_SIZE, 4)
+  integer :: reqs(4), sreqs(4), idxs(4), vals(4, 4), sb(4, 4), buf(8), big(1000)
+  double precision :: x, y(3)
+  logical :: flag
+
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, nproc, ierr)
+  peer = 1 - rank
+
+  ! blocking, with a status, a larger buffer and a wildcard
+  if (rank == 0) then
+    do i = 1, 5
+      buf(i) = 10 * i
+    end do
+    call MPI_Send(buf, 5, MPI_INTEGER, 1, 7, MPI_COMM_WORLD, ierr)
+    call MPI_Send(big, 0, MPI_INTEGER, 1, 8, MPI_COMM_WORLD, ierr)
+  else if (rank == 1) then
+    buf = -1
+    call MPI_Recv(buf, 8, MPI_INTEGER, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, st, ierr)
+    call MPI_Get_count(st, MPI_INTEGER, n, ierr)
+    print '(a,i0,a,i0,a,i0,a,5i4,a,i0)', 'recv: source ', st(MPI_SOURCE), ' tag ', st(MPI_TAG), &
+         ' count ', n, ' data', buf(1:5), ' untouched ', buf(6)
+    call MPI_Recv(big, 1000, MPI_INTEGER, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+    print '(a,i0)', 'zero-size recv ierr ', ierr
+  end if
+
+  ! non-blocking: four receives completed with Waitany, then Waitsome, Waitall
+  if (rank < 2) then
+    do i = 1, 4
+      call MPI_Irecv(vals(1, i), 4, MPI_INTEGER, peer, 20 + i, MPI_COMM_WORLD, reqs(i), ierr)
+    end do
+    do i = 4, 1, -1
+      buf(1:4) = 100 * rank + i
+      call MPI_Send(buf, 4, MPI_INTEGER, peer, 20 + i, MPI_COMM_WORLD, ierr)
+    end do
+    n = 0
+    do i = 1, 4
+      call MPI_Waitany(4, reqs, idx, st, ierr)
+      n = n + idx * vals(1, idx)
+      if (st(MPI_TAG) /= 20 + idx) print '(a,i0,a,i0)', 'waitany: index ', idx, ' tag ', st(MPI_TAG)
+    end do
+    print '(a,i0,a,i0)', 'waitany: rank ', rank, ' weighted sum ', n
+    call MPI_Waitany(4, reqs, idx, st, ierr)
+    print '(a,l1)', 'waitany on nulls gives MPI_UNDEFINED: ', idx == MPI_UNDEFINED
+    do i = 1, 4
+      call MPI_Irecv(vals(1, i), 4, MPI_INTEGER, peer, 30 + i, MPI_COMM_WORLD, reqs(i), ierr)
+    end do
+    do i = 1, 4
+      buf(1:4) = i
+      call MPI_Send(buf, i, MPI_INTEGER, peer, 30 + i, MPI_COMM_WORLD, ierr)
+    end do
+    n = 0
+    outcount = 0
+    do while (n < 4)
+      call MPI_Waitsome(4, reqs, outcount, idxs, sts, ierr)
+      do i = 1, outcount
+        call MPI_Get_count(sts(:, i), MPI_INTEGER, idx, ierr)
+        if (idx /= idxs(i)) print '(a,i0,a,i0)', 'waitsome: index ', idxs(i), ' count ', idx
+      end do
+      n = n + outcount
+    end do
+    print '(a,i0,a,i0)', 'waitsome: rank ', rank, ' completed ', n
+    do i = 1, 4
+      call MPI_Irecv(vals(1, i), 4, MPI_INTEGER, peer, 40 + i, MPI_COMM_WORLD, reqs(i), ierr)
+    end do
+    do i = 1, 4
+      sb(:, i) = 7 * i + rank
+      call MPI_Isend(sb(1, i), 4, MPI_INTEGER, peer, 40 + i, MPI_COMM_WORLD, sreqs(i), ierr)
+    end do
+    call MPI_Wait(sreqs(1), MPI_STATUS_IGNORE, ierr)
+    call MPI_Waitall(4, reqs, sts, ierr)
+    call MPI_Waitall(4, sreqs, MPI_STATUSES_IGNORE, ierr)
+    print '(a,i0,a,4i4,a,i0)', 'waitall: rank ', rank, ' data', vals(1, 1:4), ' tag ', sts(MPI_TAG, 3)
+    ! Test and Iprobe, logical flags
+    call MPI_Irecv(buf, 8, MPI_INTEGER, peer, 50, MPI_COMM_WORLD, reqs(1), ierr)
+    call MPI_Send(vals, 3, MPI_INTEGER, peer, 50, MPI_COMM_WORLD, ierr)
+    flag = .false.
+    do while (.not. flag)
+      call MPI_Test(reqs(1), flag, st, ierr)
+    end do
+    call MPI_Get_count(st, MPI_INTEGER, n, ierr)
+    print '(a,i0,a,i0)', 'test: count ', n, ' null ', merge(1, 0, reqs(1) == MPI_REQUEST_NULL)
+    call MPI_Send(y, 3, MPI_DOUBLE_PRECISION, peer, 51, MPI_COMM_WORLD, ierr)
+    flag = .false.
+    do while (.not. flag)
+      call MPI_Iprobe(peer, 51, MPI_COMM_WORLD, flag, st, ierr)
+    end do
+    call MPI_Get_count(st, MPI_DOUBLE_PRECISION, n, ierr)
+    print '(a,i0)', 'iprobe: count ', n
+    call MPI_Recv(y, 3, MPI_DOUBLE_PRECISION, peer, 51, MPI_COMM_WORLD, st, ierr)
+    call MPI_Sendrecv(rank, 1, MPI_INTEGER, peer, 52, n, 1, MPI_INTEGER, peer, 52, MPI_COMM_WORLD, st, ierr)
+    print '(a,i0)', 'sendrecv: got ', n
+  end if
+  call MPI_Recv(buf, 1, MPI_INTEGER, MPI_PROC_NULL, 0, MPI_COMM_WORLD, st, ierr)
+  print '(a,l1)', 'proc_null: ', st(MPI_SOURCE) == MPI_PROC_NULL
+
+  ! collectives, MPI_IN_PLACE
+  x = rank + 1
+  call MPI_Allreduce(MPI_IN_PLACE, x, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
+  print '(a,f6.1)', 'allreduce in place: ', x
+  n = rank
+  call MPI_Bcast(n, 1, MPI_INTEGER, nproc - 1, MPI_COMM_WORLD, ierr)
+  print '(a,i0)', 'bcast: ', n
+  buf(1) = rank * 3
+  call MPI_Reduce(buf, n, 1, MPI_INTEGER, MPI_MAX, 0, MPI_COMM_WORLD, ierr)
+  if (rank == 0) print '(a,i0)', 'reduce: ', n
+  call MPI_Gather(rank, 1, MPI_INTEGER, big, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
+  if (rank == 0) print '(a,3i3)', 'gather: ', big(1:min(3, nproc))
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  call MPI_Comm_split(MPI_COMM_WORLD, mod(rank, 2), rank, half, ierr)
+  call MPI_Comm_dup(half, dup, ierr)
+  call MPI_Allreduce(rank, n, 1, MPI_INTEGER, MPI_SUM, dup, ierr)
+  print '(a,i0)', 'split+dup allreduce: ', n
+  call MPI_Comm_free(dup, ierr)
+  call MPI_Comm_free(half, ierr)
+  call MPI_Finalize(ierr)
+end program fortran_mpi

@@ -1,0 +1,247 @@
+/* tests/mpi/mpi_scenarios.c - the paper's scenarios with a known overhead.
+ *
+ * Malony, Shende, Morris, Wolf 2007, section 3: one send, two sends,
+ * handshake (2 processes), pipeline and two receives (3 processes), and one
+ * collective of each kind.  Each process runs a script of steps:
+ *   W(work_ms, overhead_ms)  work for work_ms, in calls to the instrumented
+ *                            function unit() sized so that an injected probe
+ *                            delay of DELAY_US per call adds overhead_ms
+ *   S(p) / R(p) / RA          send to p / receive from p / from any source
+ *   coll                      a collective
+ * Work is timed by the clock (a unit spins until its deadline), so the
+ * program takes the same time whatever else runs on the machine, and a run
+ * without the injected delay is the truth for a run with it
+ * (tests/mpi/e2e.sh scenarios).  The cases of a family run one after the
+ * other, each starting after a barrier; the case numbers are the paper's
+ * (tests/mpi/test_comp.c has the same cases in a simulator).
+ *
+ * Usage: mpirun -np N mpi_scenarios FAMILY DELAY_US [CASE]
+ *   FAMILY p2p (2 ranks), three (3 ranks), coll (2 or 3 ranks)
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NOI __attribute__((no_instrument_function))
+
+static double tsc_per_us;
+static int rank, size;
+static double delay_us = 100;
+
+static inline NOI unsigned long long tsc(void)
+{
+	unsigned lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((unsigned long long)hi << 32) | lo;
+}
+
+/* The instrumented function: one probe pair per call.  It sleeps most of
+ * its duration and spins the last 200 us to its deadline, so ranks sharing
+ * a CPU do not steal each other's time and the duration is exact. */
+__attribute__((noinline)) void unit(unsigned long long cycles)
+{
+	unsigned long long end = tsc() + cycles, spin = (unsigned long long)(200 * tsc_per_us);
+	if (cycles > spin) {
+		double us = (double)(cycles - spin) / tsc_per_us;
+		struct timespec d = {(time_t)(us / 1e6), (long)((us - (double)(time_t)(us / 1e6) * 1e6) * 1e3)};
+		nanosleep(&d, NULL);
+	}
+	while (tsc() < end)
+		__asm__ volatile("pause");
+}
+
+/* Time that was neither work nor the injected overhead: the machine took
+ * the CPU past a deadline.  Compensation cannot remove it, so the test
+ * allows it (e2e.sh scenarios). */
+static double noise_ms, injected_us, injected_ms;
+
+/* work_ms of work in calls whose injected overhead adds up to overhead_ms. */
+static NOI void work(double work_ms, double overhead_ms)
+{
+	long calls = (long)(overhead_ms * 1000.0 / delay_us + 0.5);
+	if (calls < 1)
+		calls = 1;
+	unsigned long long per = (unsigned long long)(work_ms * 1000.0 * tsc_per_us / (double)calls);
+	unsigned long long t0 = tsc();
+	for (long i = 0; i < calls; i++)
+		unit(per);
+	double took = (double)(tsc() - t0) / tsc_per_us / 1000.0;
+	double expect = work_ms + (double)calls * injected_us / 1000.0;
+	injected_ms += (double)calls * injected_us / 1000.0;
+	if (took > expect)
+		noise_ms += took - expect;
+}
+
+enum kind { END = 0, W, S, R, RA, BAR, BCAST, REDUCE, ALLRED, GATHER, SCATTER, ALLGATHER, ALLTOALL, SCAN,
+	    REDSCAT };
+struct step {
+	enum kind k;
+	double a, b; /* W: work_ms, overhead_ms; S/R: peer; collectives: root */
+};
+struct scase {
+	const char *name;
+	int np;
+	struct step s[3][8];
+};
+
+#define WK(w, o) {W, (w), (o)}
+#define SND(p) {S, (p), 0}
+#define RCV(p) {R, (p), 0}
+
+/* The cases of test_comp.c, 1 time unit = 1 ms. */
+static const struct scase p2p[] = {
+	{"one send, case 1", 2, {{WK(100, 50), SND(1)}, {WK(130, 5), RCV(0)}}},
+	{"one send, case 2 (wait grows)", 2, {{WK(100, 5), SND(1)}, {WK(20, 30), RCV(0)}}},
+	{"one send, case 2 (wait shrinks)", 2, {{WK(100, 30), SND(1)}, {WK(20, 5), RCV(0)}}},
+	{"two sends, case 1", 2, {{WK(100, 50), SND(1), WK(40, 60), SND(1)}, {WK(130, 5), RCV(0), WK(12, 5), RCV(0)}}},
+	{"two sends, case 2", 2, {{WK(100, 5), SND(1), WK(40, 60), SND(1)}, {WK(20, 30), RCV(0), WK(45, 5), RCV(0)}}},
+	{"two sends, case 3", 2, {{WK(100, 50), SND(1), WK(40, 2), SND(1)}, {WK(130, 5), RCV(0), WK(5, 5), RCV(0)}}},
+	{"two sends, case 4", 2, {{WK(100, 5), SND(1), WK(40, 1), SND(1)}, {WK(20, 30), RCV(0), WK(5, 30), RCV(0)}}},
+	{"handshake, case 1", 2, {{WK(100, 50), SND(1), WK(5, 1), RCV(1)}, {WK(130, 5), RCV(0), WK(40, 10), SND(0)}}},
+	{"handshake, case 2", 2, {{WK(100, 5), SND(1), WK(5, 1), RCV(1)}, {WK(20, 30), RCV(0), WK(40, 10), SND(0)}}},
+	{"handshake, case 3", 2, {{WK(100, 50), SND(1), WK(40, 1), RCV(1)}, {WK(130, 5), RCV(0), WK(5, 60), SND(0)}}},
+	{"handshake, case 4", 2, {{WK(100, 5), SND(1), WK(40, 1), RCV(1)}, {WK(20, 30), RCV(0), WK(5, 60), SND(0)}}},
+	{"early message", 2, {{WK(10, 1), SND(1)}, {WK(100, 40), RCV(0)}}},
+	{NULL, 0, {{{END, 0, 0}}}},
+};
+
+static const struct scase three[] = {
+	{"pipeline, case 1", 3, {{WK(100, 50), SND(1)}, {WK(130, 5), RCV(0), WK(10, 2), SND(2)}, {WK(150, 3), RCV(1)}}},
+	{"pipeline, case 2", 3, {{WK(100, 5), SND(1)}, {WK(20, 30), RCV(0), WK(10, 2), SND(2)}, {WK(20, 60), RCV(1)}}},
+	{"two receives, case 1", 3, {{WK(100, 50), SND(1)}, {WK(130, 5), RCV(0), WK(10, 1), RCV(2)}, {WK(100, 100), SND(1)}}},
+	{"two receives, case 2", 3, {{WK(100, 50), SND(1)}, {WK(130, 5), RCV(0), WK(10, 1), RCV(2)}, {WK(180, 5), SND(1)}}},
+	{"two receives, case 3", 3, {{WK(100, 5), SND(1)}, {WK(20, 30), RCV(0), WK(10, 1), RCV(2)}, {WK(100, 100), SND(1)}}},
+	{"two receives, case 4", 3, {{WK(50, 60), SND(1)}, {WK(20, 5), RCV(0), WK(2, 1), RCV(2)}, {WK(40, 75), SND(1)}}},
+	{"wildcard receives, reordered", 3, {{WK(60, 80), SND(1)}, {WK(20, 5), {RA, 0, 0}, WK(2, 1), {RA, 0, 0}}, {WK(100, 10), SND(1)}}},
+	{NULL, 0, {{{END, 0, 0}}}},
+};
+
+#define CL(k, root) {k, (root), 0}
+static const struct scase coll[] = {
+	{"barrier", 3, {{WK(100, 50), CL(BAR, 0)}, {WK(60, 5), CL(BAR, 0)}, {WK(80, 10), CL(BAR, 0)}}},
+	{"allreduce", 3, {{WK(60, 5), CL(ALLRED, 0)}, {WK(100, 50), CL(ALLRED, 0)}, {WK(80, 10), CL(ALLRED, 0)}}},
+	{"bcast from the last root", 3, {{WK(100, 50), CL(BCAST, 0)}, {WK(60, 5), CL(BCAST, 0)}, {WK(10, 20), CL(BCAST, 0)}}},
+	{"reduce", 3, {{WK(10, 1), CL(REDUCE, 0)}, {WK(60, 50), CL(REDUCE, 0)}, {WK(100, 10), CL(REDUCE, 0)}}},
+	{"gather", 3, {{WK(10, 1), CL(GATHER, 0)}, {WK(60, 50), CL(GATHER, 0)}, {WK(100, 10), CL(GATHER, 0)}}},
+	{"scatter", 3, {{WK(100, 50), CL(SCATTER, 0)}, {WK(60, 5), CL(SCATTER, 0)}, {WK(10, 20), CL(SCATTER, 0)}}},
+	{"allgather", 3, {{WK(100, 50), CL(ALLGATHER, 0)}, {WK(60, 5), CL(ALLGATHER, 0)}, {WK(80, 10), CL(ALLGATHER, 0)}}},
+	{"alltoall", 3, {{WK(60, 5), CL(ALLTOALL, 0)}, {WK(80, 10), CL(ALLTOALL, 0)}, {WK(100, 50), CL(ALLTOALL, 0)}}},
+	{"reduce_scatter", 3, {{WK(80, 10), CL(REDSCAT, 0)}, {WK(100, 50), CL(REDSCAT, 0)}, {WK(60, 5), CL(REDSCAT, 0)}}},
+	{"scan", 3, {{WK(100, 50), CL(SCAN, 0)}, {WK(60, 5), CL(SCAN, 0)}, {WK(80, 10), CL(SCAN, 0)}}},
+	{NULL, 0, {{{END, 0, 0}}}},
+};
+
+static NOI void run_case(const struct scase *c)
+{
+	/* a collective family runs on 2 or 3 ranks: with 2, script 2 is unused */
+	int me = rank < c->np ? rank : c->np - 1;
+	int in[64], out[64];
+	memset(in, 0, sizeof(in));
+	static int verbose = -1;
+	if (verbose < 0)
+		verbose = getenv("HP_SCEN_VERBOSE") != NULL;
+	unsigned long long t0 = tsc();
+	for (int i = 0; i < 8 && c->s[me][i].k != END; i++) {
+		const struct step *s = &c->s[me][i];
+		if (verbose)
+			fprintf(stderr, "rank %d %s step %d kind %d at %.1f ms\n", rank, c->name, i, s->k,
+				(double)(tsc() - t0) / tsc_per_us / 1000);
+		int peer = (int)s->a, root = (int)s->a;
+		switch (s->k) {
+		case W:
+			work(s->a, s->b);
+			break;
+		case S:
+			MPI_Send(in, 2, MPI_INT, peer, 1, MPI_COMM_WORLD);
+			break;
+		case R:
+			MPI_Recv(out, 2, MPI_INT, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			break;
+		case RA:
+			MPI_Recv(out, 2, MPI_INT, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			break;
+		case BAR:
+			MPI_Barrier(MPI_COMM_WORLD);
+			break;
+		case BCAST:
+			MPI_Bcast(in, 4, MPI_INT, root, MPI_COMM_WORLD);
+			break;
+		case REDUCE:
+			MPI_Reduce(in, out, 4, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD);
+			break;
+		case ALLRED:
+			MPI_Allreduce(in, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+			break;
+		case GATHER:
+			MPI_Gather(in, 4, MPI_INT, out, 4, MPI_INT, root, MPI_COMM_WORLD);
+			break;
+		case SCATTER:
+			MPI_Scatter(in, 4, MPI_INT, out, 4, MPI_INT, root, MPI_COMM_WORLD);
+			break;
+		case ALLGATHER:
+			MPI_Allgather(in, 4, MPI_INT, out, 4, MPI_INT, MPI_COMM_WORLD);
+			break;
+		case ALLTOALL:
+			MPI_Alltoall(in, 4, MPI_INT, out, 4, MPI_INT, MPI_COMM_WORLD);
+			break;
+		case REDSCAT:
+			MPI_Reduce_scatter_block(in, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+			break;
+		case SCAN:
+			MPI_Scan(in, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+			break;
+		case END:
+			break;
+		}
+	}
+}
+
+int NOI main(int argc, char **argv)
+{
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	const char *fam = argc > 1 ? argv[1] : "p2p";
+	if (argc > 2)
+		delay_us = atof(argv[2]);
+	const char *inj = getenv("HYPROF_TEST_PROBE_DELAY_NS");
+	injected_us = inj ? atof(inj) / 1000.0 : 0;
+	const struct scase *cases = !strcmp(fam, "three") ? three : !strcmp(fam, "coll") ? coll : p2p;
+	int need = cases == coll ? 2 : cases[0].np;
+	if (size < need || (cases != coll && size != need)) {
+		if (!rank)
+			fprintf(stderr, "mpi_scenarios %s needs %s%d ranks\n", fam, cases == coll ? "at least " : "",
+				need);
+		MPI_Finalize();
+		return 2;
+	}
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	unsigned long long c0 = tsc();
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 20000000L);
+	tsc_per_us = (double)(tsc() - c0) /
+		     ((double)((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec)) / 1000.0);
+	MPI_Bcast(&tsc_per_us, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD); /* one clock for all */
+	int only = argc > 3 ? atoi(argv[3]) : -1; /* one case, for debugging */
+	int n = 0;
+	for (; cases[n].name; n++) {
+		if (only >= 0 && n != only)
+			continue;
+		MPI_Barrier(MPI_COMM_WORLD);
+		run_case(&cases[n]);
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	double mine[2] = {noise_ms, injected_ms}, all[128];
+	MPI_Gather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+	if (!rank) {
+		printf("%s: %d cases done\n", fam, n);
+		for (int r = 0; r < size && r < 64; r++)
+			printf("noise %d %.3f\ninjected %d %.3f\n", r, all[2 * r], r, all[2 * r + 1]);
+	}
+	MPI_Finalize();
+	return 0;
+}
