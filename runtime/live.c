@@ -42,12 +42,15 @@
  * section writer.
  * Not signal-safe: hp_live_start() and the fork handler (create a thread).
  */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -236,6 +239,53 @@ uint64_t hp_live_cost_ns(void)
 	return own + L.other_cpu_ns;
 }
 
+/* ---- the end of a program that ended its main thread -----------------------
+ * glibc ends a process when its last pthread ends, and it counts hyprof's own
+ * threads (this one, the cost controller): after the program's main thread
+ * called pthread_exit and its other threads returned, they alone would keep
+ * the process alive, and the exit that writes the profile would never come.
+ * So the snapshot thread leaves as soon as only hyprof's threads are left. */
+
+int hp_only_helpers_left(void)
+{
+	for (struct hp_thread *t = __atomic_load_n(&hp_rt.threads, __ATOMIC_ACQUIRE); t; t = t->next)
+		if (!t->exited)
+			return 0; /* the cheap answer, nearly always */
+	/* Every thread hyprof knows has ended: ask the kernel about the others
+	 * (created before the runtime started, by clone, or starting now). */
+	DIR *d = opendir("/proc/self/task");
+	if (!d)
+		return 0;
+	int others = 0;
+	struct dirent *de;
+	while (!others && (de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		char path[300], buf[512];
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stat", de->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = 0;
+		/* "tid (comm) S ...": comm may hold spaces and parentheses */
+		char *open_p = strchr(buf, '('), *close_p = strrchr(buf, ')');
+		if (!open_p || !close_p || close_p[1] != ' ')
+			continue;
+		char state = close_p[2];
+		if (state == 'Z' || state == 'X')
+			continue; /* ended (the main thread after pthread_exit) */
+		*close_p = 0;
+		if (strncmp(open_p + 1, "hyprof-", 7) != 0)
+			others = 1;
+	}
+	closedir(d);
+	return !others;
+}
+
 /* ---- the thread ----------------------------------------------------------- */
 
 static void *live_main(void *arg)
@@ -245,14 +295,22 @@ static void *live_main(void *arg)
 	L.clock_ok = pthread_getcpuclockid(pthread_self(), &L.clock) == 0;
 	uint64_t due = hp_now_ns() + L.interval_ns;
 	while (!__atomic_load_n(&L.stop, __ATOMIC_ACQUIRE)) {
-		struct timespec abs = {(time_t)(due / 1000000000ull), (long)(due % 1000000000ull)};
+		/* Once the main thread has ended (pthread_exit), look every 100 ms
+		 * whether the program has any thread left. */
+		uint64_t wake_at = due;
+		int main_gone = hp_main_thread && hp_main_thread->exited;
+		if (main_gone && wake_at > hp_now_ns() + 100000000ull)
+			wake_at = hp_now_ns() + 100000000ull;
+		struct timespec abs = {(time_t)(wake_at / 1000000000ull), (long)(wake_at % 1000000000ull)};
 		/* Absolute CLOCK_MONOTONIC timeout; returns at once if stop is set. */
 		futex(&L.stop, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, 0, &abs, FUTEX_BITSET_MATCH_ANY);
 		if (__atomic_load_n(&L.stop, __ATOMIC_ACQUIRE))
 			break;
+		if (main_gone && hp_only_helpers_left())
+			break; /* let the process end: the exit writes the last snapshot */
 		uint64_t now = hp_now_ns();
 		if (now < due)
-			continue; /* woken early (spurious, EINTR): wait again for the same time */
+			continue; /* woken early (spurious, EINTR, the 100 ms look): wait again */
 		if (now - due > L.late_max_ns)
 			L.late_max_ns = now - due;
 		if (hp_rt.initialized)

@@ -46,4 +46,14 @@ void hp_live_exec(void);
  * Signal-safe. */
 uint64_t hp_live_cost_ns(void);
 
+/* 1 when the program has no thread left and only hyprof's own threads
+ * (named "hyprof-*") keep the process alive: every thread the runtime knows
+ * has ended and /proc/self/task lists no other running task.  glibc ends a
+ * process when its last pthread ends and counts hyprof's threads too, so
+ * after the main thread's pthread_exit each of them must leave when this
+ * says so (the snapshot thread does; the cost controller should).  Reads
+ * /proc when every known thread has ended, else answers from the thread
+ * list.  Not signal-safe. */
+int hp_only_helpers_left(void);
+
 #endif

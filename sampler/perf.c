@@ -10,6 +10,13 @@
  * against ~50 us for re-arming with PERF_EVENT_IOC_REFRESH (ALGORITHMS.md
  * section 1).
  *
+ * A thread that keeps the sampling signal blocked while it computes queues
+ * at most one signal per record the one-page ring can hold (256): when the
+ * ring is full the kernel drops samples (and signals) instead.  Only if the
+ * user's whole RLIMIT_SIGPENDING filled up would the kernel fall back to
+ * SIGIO, whose default action ends the process; hyprof does not guard
+ * against that (hundreds of such threads would be needed).
+ *
  * Signal-safe: hp_perf_on_signal(), hp_perf_pause().  The rest runs at
  * start-up or thread start/stop.
  */
