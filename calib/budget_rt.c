@@ -266,11 +266,18 @@ void hp_budget_tick(const struct hp_cost_interval *iv)
 		if (s >= 0) {
 			uint64_t d = tot[s] - hp_cpts.skips_prev[i];
 			hp_cpts.skips_prev[i] = tot[s];
-			if (!was_on)
-				hp_cpts.rate_off[i] = (double)d / iv->dt;
+			if (!was_on && iv->dcpu > 0) {
+				/* Regulated the whole interval: its skipped activations are
+				 * its calls (per CPU second, as the predictor's rates). */
+				hp_cpts.rate_off[i] = (double)d / iv->dcpu;
+				if (d)
+					hp_cpts.pred[i].rate = hp_cpts.rate_off[i];
+			}
 		}
-		double rate = hp_cpts.pred[i].rate;
-		double roff = hp_cpts.rate_off[i] > 0 ? hp_cpts.rate_off[i] : rate;
+		/* Rates are per CPU second of the process; costs per second. */
+		double rate = hp_cpts.pred[i].rate * iv->cpu_rate;
+		double roff = (hp_cpts.rate_off[i] > 0 ? hp_cpts.rate_off[i] : hp_cpts.pred[i].rate) *
+			      iv->cpu_rate;
 		p->cost_on = iv->kappa * rate * iv->pair_s;
 		p->cost_off = roff * B.skip_pair_s;
 		/* A point with a handful of calls cannot cost anything that

@@ -47,6 +47,8 @@ struct hp_cost_interval {
 	double work;        /* the program's own CPU seconds per second */
 	double floor;       /* cost per second regulation cannot remove */
 	double pair_s;      /* calibrated cost of a probe pair in this mode */
+	double cpu_rate;    /* the process's CPU seconds per second */
+	double dcpu;        /* the process's CPU seconds in this interval */
 	double kappa;       /* observed / ideal probe cost (>= 1), from sampling */
 	double cum_cost;    /* measurement cost since start (start-up included) */
 	double cum_work;    /* the program's own CPU seconds since start */

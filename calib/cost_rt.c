@@ -29,6 +29,8 @@
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -40,6 +42,7 @@
 #include "calib/cost.h"
 #include "calib/cost_priv.h"
 #include "core/format.h"
+#include "runtime/live.h"
 #include "runtime/state.h"
 #include "sampler/sampler.h"
 
@@ -72,6 +75,7 @@ static struct {
 	double rate_sum, rate_sq, rate_max;
 	double kappa;            /* direct / ideal of the probes so far (>= 1) */
 	double work_rate;        /* the program's own CPU s/s, smoothed */
+	int debug;               /* HYPROF_BUDGET_DEBUG: one log line per interval */
 	uint32_t meas_ranges;    /* measurement ranges registered */
 } C;
 
@@ -415,10 +419,6 @@ static void tick(uint64_t now)
 	uint64_t roots = 0, nested = 0;
 	hp_budget_skips(&roots, &nested);
 
-	/* Close the interval's prediction (made as rates, for however long the
-	 * interval turned out) and learn the observed rates. */
-	hp_pred__close(&C.pred, hp_cpts.pred, n, new_from, hp_cpts.calls, hp_cpts.on_s, dt,
-		       C.next_probes * dt, C.next_sampling * dt);
 
 	/* What this interval cost, by the same model as the profile's range. */
 	uint64_t d_events = tt.events - C.prev_events;
@@ -431,6 +431,12 @@ static void tick(uint64_t now)
 	double sampling = (double)d_taken * ksample + (hz > 0 ? (double)d_handler / hz : 0);
 	double d_ctl = ctl - C.ctl_prev_s;
 	double d_cpu = cpu - C.cpu_prev_s;
+	/* Close the interval's prediction (made as rates per second, for
+	 * however long the interval turned out) and learn the observed rates:
+	 * probe points' rates are per CPU second of the process, which stay
+	 * put when the program gets less of a CPU (a shared machine). */
+	hp_pred__close(&C.pred, hp_cpts.pred, n, new_from, hp_cpts.calls, hp_cpts.on_s,
+		       d_cpu > 0 ? d_cpu : dt, C.next_probes * dt, C.next_sampling * dt);
 	/* The program's own CPU rate for the budget: from the calibrated cost
 	 * (scaled by kappa), which unlike the sampled one is not noisy over a
 	 * 50 ms interval; smoothed over a few intervals. */
@@ -477,8 +483,13 @@ static void tick(uint64_t now)
 	double freq = !strcmp(hp_rt.source_unit, "ns") && hp_rt.period
 			      ? 1e9 / (double)hp_rt.period
 			      : (double)hp_rt.cfg.freq;
-	double per_sample = ksample + (tt.taken && hz > 0 ? (double)tt.handler / hz / (double)tt.taken
-							   : 0);
+	/* Per sample: the calibrated kernel part plus this run's mean handler
+	 * time.  The first samples pay one-time costs (the unwinder reads the
+	 * process's maps and DWARF tables): until 50 samples, at most 20 us. */
+	double handler_mean = tt.taken && hz > 0 ? (double)tt.handler / hz / (double)tt.taken : 0;
+	if (tt.taken < 50 && handler_mean > 20e-6)
+		handler_mean = 20e-6;
+	double per_sample = ksample + handler_mean;
 	for (uint32_t i = 0; i < n; i++) {
 		hp_cpts.on_s[i] = 1e30; /* enabled all the next interval... */
 		hp_cpts.enabled[i] = 1; /* ...unless the budget says otherwise */
@@ -490,6 +501,8 @@ static void tick(uint64_t now)
 			.work = C.work_rate,
 			.floor = C.cpu_rate * freq * per_sample + (d_ctl > 0 ? d_ctl / dt : 0),
 			.pair_s = pair,
+			.cpu_rate = C.cpu_rate,
+			.dcpu = d_cpu,
 			.kappa = C.kappa,
 			.cum_cost = cum_cost,
 			.cum_work = cpu > cum_cost ? cpu - cum_cost : 0,
@@ -498,21 +511,29 @@ static void tick(uint64_t now)
 		hp_budget_tick(&iv);
 	}
 
-	/* Forecast the next interval from what is known now, as rates. */
+	/* Forecast the next interval from what is known now, as costs per
+	 * second: the CPU seconds per second of the last interval, run at the
+	 * points' rates per CPU second. */
 	double probes = 0;
-	double f = hp_pred__forecast(&C.pred, hp_cpts.pred, n, hp_cpts.enabled, 1.0, pair,
-				     C.cpu_rate, hp_rt.source ? freq : 0, per_sample, &probes);
+	double f = hp_pred__forecast(&C.pred, hp_cpts.pred, n, hp_cpts.enabled, C.cpu_rate, pair,
+				     1.0, hp_rt.source ? freq : 0, per_sample, &probes);
 	double samp = f - probes;
 	/* Regulated points still cost their skipped calls. */
 	double skip = hp_budget_skip_pair_s();
 	for (uint32_t i = 0; i < n && skip > 0; i++) {
 		double off = 1 - hp_cpts.enabled[i];
 		if (off > 0)
-			probes += off * hp_cpts.pred[i].rate * skip;
+			probes += off * hp_cpts.pred[i].rate * C.cpu_rate * skip;
 	}
 	C.next_probes = probes;
 	C.next_sampling = samp;
 	C.last_ns = now;
+	if (C.debug)
+		hp_log("cost t=%lu ms: cpu rate %lu/1000, per sample %lu ns, forecast probes %lu us/s "
+		       "sampling %lu us/s, predicted so far %lu us",
+		       (unsigned long)((now - C.start_ns) / 1000000), (unsigned long)(C.cpu_rate * 1000),
+		       (unsigned long)(per_sample * 1e9), (unsigned long)(probes * 1e6),
+		       (unsigned long)(samp * 1e6), (unsigned long)(C.pred.total * 1e6));
 }
 
 static void *controller(void *arg)
@@ -536,6 +557,12 @@ static void *controller(void *arg)
 		if (!C.stop)
 			tick(hp_now_ns());
 		__atomic_store_n(&C.in_tick, 0, __ATOMIC_SEQ_CST);
+		/* main ended with pthread_exit and its last thread is gone: do
+		 * what glibc does when the last thread exits (it counted us). */
+		if (k % 4 == 3 && !C.stop && hp_only_helpers_left()) {
+			C.running = 0;
+			exit(0);
+		}
 	}
 	C.ctl_final_s = clock_s(CLOCK_THREAD_CPUTIME_ID);
 	C.running = 0;
@@ -758,6 +785,8 @@ int hp_cost_init(void)
 		return 0;
 	C.inited = 1;
 	C.startup_s = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+	const char *dbg = getenv("HYPROF_BUDGET_DEBUG");
+	C.debug = dbg && *dbg && *dbg != '0';
 	int rc = points_init();
 	if (rc) {
 		hp_log("cost: cannot map the probe-point table (%s): no prediction, no budget",

@@ -423,6 +423,7 @@ static const char *sec_name(uint32_t type, char *buf, size_t len)
 	case HP_SEC_REGIONS: return "REGIONS";
 	case HP_SEC_COST: return "COST";
 	case HP_SEC_BUDGET: return "BUDGET";
+	case HP_SEC_LIVE: return "LIVE";
 	case HP_SEC_COUNTING: return "COUNTING";
 	case HP_SEC_MPI: return "MPI";
 	case HP_SEC_MPI_SITES: return "MPI_SITES";

@@ -106,19 +106,18 @@ void hp_mpi_calibrate(void)
 		memcpy(stage, &pb, pbs);
 		__asm__ volatile("" ::: "memory");
 	});
-	PMPI_Status_set_elements(&st, MPI_BYTE, (int)(pbs + sizeof(data)));
+	hp_status_set_bytes(&st, (int)(pbs + sizeof(data)));
 	MEASURE(recv, PER_BATCH, {
-		int n = 0;
-		PMPI_Get_count(&st, MPI_BYTE, &n);
+		int n = hp_status_bytes(&st);
 		memcpy(&in, stage, pbs);
 		memcpy(out, stage + pbs, (size_t)n - pbs);
-		PMPI_Status_set_elements(&st, MPI_BYTE, n - (int)pbs);
+		hp_status_set_bytes(&st, n - (int)pbs);
 		struct hp_comp k;
 		hp_comp_begin(&k, (int64_t)hp_mpi.t_init0, (int64_t)*mt->x);
 		hp_comp_msg(&k, hp_pb_same_clock(0) ? (int64_t)in.send_tsc : (int64_t)hp_mpi.t_init0,
 			    hp_ns_to_cyc(in.delay_ns));
 		__asm__ volatile("" : : "r"(hp_comp_delay(&k)) : "memory");
-		PMPI_Status_set_elements(&st, MPI_BYTE, n);
+		hp_status_set_bytes(&st, n);
 	});
 	/* the copy itself, per byte, on a buffer of the largest packed size */
 	static char big[HP_PACK_MAX_DEFAULT];

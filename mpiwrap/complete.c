@@ -57,8 +57,8 @@ static int recv_done(struct hp_mt *mt, struct hp_req *r, MPI_Status *st, struct 
 		     uint64_t *user)
 {
 	*user = 0;
-	int n = 0;
-	if (PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED)
+	int n = hp_status_bytes(st);
+	if (n == MPI_UNDEFINED)
 		n = 0;
 	if (r->scheme == HP_SCH_NONE) {
 		*user = n > 0 ? (uint64_t)n : 0;
@@ -79,7 +79,7 @@ static int recv_done(struct hp_mt *mt, struct hp_req *r, MPI_Status *st, struct 
 	} else {
 		memcpy(pb, &r->pb, hp_mpi.pb_size);
 	}
-	PMPI_Status_set_elements(st, MPI_BYTE, (int)*user);
+	hp_status_set_bytes(st, (int)*user);
 	return 1;
 }
 

@@ -319,8 +319,35 @@ static int name_matches(const char *sym, const char *name)
 	return !strncmp(sym, name, n) && (sym[n] == '\0' || sym[n] == '.');
 }
 
-static void resolve_names(const struct cp_mods *ms)
+/* A demangled C++ name: `name` itself, or `name(` and its parameters
+ * (app::solve matches app::solve(int) and its clones). */
+static int cxx_matches(const char *dm, const char *name)
 {
+	size_t n = strlen(name);
+	return !strncmp(dm, name, n) && (dm[n] == '\0' || dm[n] == '(');
+}
+
+typedef char *(*demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
+
+static void add_addr(struct cp_item *it, uint64_t a)
+{
+	for (uint32_t j = 0; j < it->naddr; j++)
+		if (it->addr[j] == a)
+			return;
+	if (it->naddr < MAXADDR)
+		it->addr[it->naddr++] = a;
+}
+
+/* Pass 0: the names as in the symbol tables.  Pass 1 (names still not
+ * found, when the C++ runtime is loaded): C++ symbols demangled. */
+static void resolve_pass(const struct cp_mods *ms, demangle_fn dem)
+{
+	uint32_t todo = 0;
+	for (int k = 0; k < cp.k; k++)
+		if (!cp.item[k].naddr)
+			todo |= 1u << k;
+	if (!todo)
+		return;
 	for (size_t mi = 0; mi < ms->n; mi++) {
 		if (ms->m[mi].own)
 			continue;
@@ -333,20 +360,28 @@ static void resolve_names(const struct cp_mods *ms)
 			if ((type != STT_FUNC && type != STT_GNU_IFUNC) || !s->st_value || s->st_shndx == SHN_UNDEF)
 				continue;
 			const char *nm = elf_name(&e, s);
-			for (int k = 0; k < cp.k; k++) {
-				struct cp_item *it = &cp.item[k];
-				if (it->naddr >= MAXADDR || !name_matches(nm, it->name))
+			char *dm = NULL;
+			if (dem) {
+				int st = 0;
+				if (nm[0] != '_' || nm[1] != 'Z' || !(dm = dem(nm, NULL, NULL, &st)) || st)
 					continue;
-				uint64_t a = ms->m[mi].bias + s->st_value;
-				int dup = 0;
-				for (uint32_t j = 0; j < it->naddr; j++)
-					dup |= it->addr[j] == a;
-				if (!dup)
-					it->addr[it->naddr++] = a;
 			}
+			for (int k = 0; k < cp.k; k++)
+				if ((todo >> k & 1) && (dm ? cxx_matches(dm, cp.item[k].name)
+							   : name_matches(nm, cp.item[k].name)))
+					add_addr(&cp.item[k], ms->m[mi].bias + s->st_value);
+			free(dm);
 		}
 		elf_close(&e);
 	}
+}
+
+static void resolve_names(const struct cp_mods *ms)
+{
+	resolve_pass(ms, NULL);
+	demangle_fn dem = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	if (dem)
+		resolve_pass(ms, dem);
 	for (int k = 0; k < cp.k; k++)
 		if (!cp.item[k].naddr) {
 			cp.item[k].region = 1; /* no function of that name: a region name */

@@ -31,11 +31,11 @@ void hp_pb_fill(struct hp_mt *mt, struct hp_pb *pb, uint64_t now, uint64_t pre)
 
 uint64_t hp_status_fix(MPI_Status *st)
 {
-	int n = 0;
-	if (PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED)
+	int n = hp_status_bytes(st);
+	if (n == MPI_UNDEFINED)
 		return 0;
 	int user = n >= (int)hp_mpi.pb_size ? n - (int)hp_mpi.pb_size : 0;
-	PMPI_Status_set_elements(st, MPI_BYTE, user);
+	hp_status_set_bytes(st, user);
 	return (uint64_t)user;
 }
 
@@ -213,10 +213,9 @@ static int recv_prepare(struct hp_call *c, void *buf, int count, MPI_Datatype dt
 static uint64_t recv_finish(struct hp_call *c, struct recv_plan *p, MPI_Status *st, int *ok)
 {
 	struct hp_mt *mt = c->mt;
-	int n = 0;
 	*ok = 0;
 	hp_charge_pb(c, p->cost);
-	PMPI_Get_count(st, MPI_BYTE, &n);
+	int n = hp_status_bytes(st);
 	if (n == MPI_UNDEFINED || n < (int)hp_mpi.pb_size) {
 		/* not one of ours: a sender without hyprof, or an empty message */
 		mt->tot.untracked++;
@@ -230,7 +229,7 @@ static uint64_t recv_finish(struct hp_call *c, struct recv_plan *p, MPI_Status *
 		if (user)
 			memcpy(p->ubuf, p->stage + hp_mpi.pb_size, user);
 	}
-	PMPI_Status_set_elements(st, MPI_BYTE, (int)user);
+	hp_status_set_bytes(st, (int)user);
 	*ok = 1;
 	if (p->packed)
 		hp_charge_pb(c, (uint64_t)(hp_mpi.pbc_byte * (double)user));
@@ -264,8 +263,8 @@ int hp_w_recv(struct hp_call *c, __typeof__(&PMPI_Recv) pmpi, void *buf, int cou
 		hp_call_t2(c);
 		c->wait_raw = c->wait_comp = (int64_t)(c->t2 - c->t1);
 		uint64_t n = 0;
-		int k = 0;
-		if (rc == MPI_SUCCESS && PMPI_Get_count(st, MPI_BYTE, &k) == MPI_SUCCESS && k > 0)
+		int k = rc == MPI_SUCCESS ? hp_status_bytes(st) : 0;
+		if (k > 0)
 			n = (uint64_t)k;
 		recv_stats(c, comm, rc == MPI_SUCCESS ? st->MPI_SOURCE : -1, n);
 		return rc;
@@ -353,9 +352,9 @@ int hp_w_mrecv(struct hp_call *c, __typeof__(&PMPI_Mrecv) pmpi, void *buf, int c
 	    count < 0) {
 		rc = pmpi(buf, count, datatype, message, st);
 		hp_call_t2(c);
-		int k = 0;
+		int k = rc == MPI_SUCCESS ? hp_status_bytes(st) : 0;
 		uint64_t n = 0;
-		if (rc == MPI_SUCCESS && PMPI_Get_count(st, MPI_BYTE, &k) == MPI_SUCCESS && k > 0)
+		if (k > 0)
 			n = (uint64_t)k;
 		c->bytes = n;
 		return rc;
@@ -435,8 +434,8 @@ static int sendrecv_core(struct hp_call *c, __typeof__(&PMPI_Sendrecv) pmpi, con
 				recv_rule(c, &mt->pb_r, hp_comm_world(cm, st->MPI_SOURCE),
 					  source == MPI_ANY_SOURCE, comm, recvtag);
 		} else {
-			int k = 0;
-			if (PMPI_Get_count(st, MPI_BYTE, &k) == MPI_SUCCESS && k > 0)
+			int k = hp_status_bytes(st);
+			if (k > 0)
 				user = (uint64_t)k;
 			c->wait_raw = c->wait_comp = (int64_t)(c->t2 - c->t1);
 		}

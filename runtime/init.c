@@ -28,6 +28,7 @@
 #include "calib/calib.h"
 #include "counting/counting.h"
 #include "runtime/lifecycle.h"
+#include "runtime/live.h"
 #include "runtime/modules.h"
 #include "runtime/state.h"
 #include "runtime/writer.h"
@@ -128,6 +129,7 @@ static void start(void)
 	rc = hp_process_init();
 	if (rc)
 		hp_log("fork, exec and crash handling are off (%s)", strerror(-rc));
+	hp_live_start(); /* live statistics; logs its own line on failure */
 }
 
 void hp_runtime_start(void)
@@ -248,6 +250,7 @@ void hp_runtime_finish(const char *how)
 	hp_sampling_pause_all();
 	hp_threads_close_all();
 	hp_rt.end_ns = hp_now_ns();
+	hp_live_stop(); /* last snapshot, marked ended */
 	hp_write_now(0, NULL);
 	hp_print_summary(how, !strcmp(how, "exit"));
 	if (me)

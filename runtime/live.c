@@ -246,7 +246,7 @@ uint64_t hp_live_cost_ns(void)
  * the process alive, and the exit that writes the profile would never come.
  * So the snapshot thread leaves as soon as only hyprof's threads are left. */
 
-int hp_only_helpers_left(void)
+HP_EXPORT int hp_only_helpers_left(void)
 {
 	for (struct hp_thread *t = __atomic_load_n(&hp_rt.threads, __ATOMIC_ACQUIRE); t; t = t->next)
 		if (!t->exited)
@@ -442,23 +442,3 @@ static void live_after_fork_child(void)
 	hp_live_start();
 }
 
-/* ---- start-up until runtime/init.c calls hp_live_start() ------------------
- * TEMPORARY: runtime/init.c (another engineer's file) does not call
- * hp_live_start()/hp_live_stop() yet.  Until it does, start from this
- * constructor (hp_runtime_start() is idempotent: pthread_once) and stop from
- * this destructor.  Both are plain (no priority), and the build links
- * runtime/init.c before runtime/live.c (sorted glob), so this destructor
- * runs before init.c's, which writes the profile (.fini_array runs in
- * reverse link order).  The _exit/_Exit path is only covered once
- * hp_runtime_finish() calls hp_live_stop().  Remove both when init.c is
- * wired (docs/cmd-watch.md, "Wiring"). */
-__attribute__((constructor)) static void live_ctor(void)
-{
-	hp_runtime_start();
-	hp_live_start();
-}
-
-__attribute__((destructor)) static void live_dtor(void)
-{
-	hp_live_stop();
-}

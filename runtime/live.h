@@ -18,6 +18,8 @@
 
 #include <stdint.h>
 
+#include "runtime/state.h"
+
 /* Default period of the snapshots, seconds (HYPROF_LIVE_INTERVAL). */
 #define HP_LIVE_DEFAULT_INTERVAL 1.0
 
@@ -51,9 +53,9 @@ uint64_t hp_live_cost_ns(void);
  * has ended and /proc/self/task lists no other running task.  glibc ends a
  * process when its last pthread ends and counts hyprof's threads too, so
  * after the main thread's pthread_exit each of them must leave when this
- * says so (the snapshot thread does; the cost controller should).  Reads
- * /proc when every known thread has ended, else answers from the thread
- * list.  Not signal-safe. */
-int hp_only_helpers_left(void);
+ * says so (the snapshot thread returns; the cost controller calls exit(0)).
+ * Reads /proc only when every known thread has ended, else answers from the
+ * thread list.  Not signal-safe. */
+HP_EXPORT int hp_only_helpers_left(void);
 
 #endif

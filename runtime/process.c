@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "runtime/lifecycle.h"
+#include "runtime/live.h"
 #include "runtime/state.h"
 #include "sampler/sampler.h"
 
@@ -419,6 +420,7 @@ static int exec_prepare(void)
 	 * say: no empty partial file beside the new image's profile. */
 	if (hp_has_data())
 		hp_write_now(1, "exec");
+	hp_live_exec();
 	errno = saved;
 	return 1;
 }
@@ -433,6 +435,7 @@ static void exec_failed(int prepared)
 	hp_rt.partial = 0;
 	hp_sampler_restore_handler();
 	hp_sampling_resume_all();
+	hp_live_start();
 	errno = saved;
 }
 

@@ -164,6 +164,7 @@ static size_t by_function(const struct hp_model *m, const struct cost_sum *s, st
 struct breg {
 	const char *name;
 	double calls, skipped, on_s, off_s;
+	double estimated;  /* calls + skipped of its call paths (ancestors' skips included) */
 	uint32_t offs;
 	double duty, cost_rate;
 };
@@ -255,6 +256,14 @@ static void budget_collect(const struct hp_model *m, struct bsum *b)
 			}
 			d->calls += (double)r.calls;
 			d->skipped += (double)r.skipped;
+			/* Its call paths carry skipped counts that include the
+			 * activations skipped with a regulated ancestor. */
+			for (size_t ti = 0; ti < p->nthreads; ti++)
+				for (uint32_t q = 1; q < p->threads[ti].nprobe; q++) {
+					const struct cct_node *nd = &p->threads[ti].probe[q];
+					if (nd->key == r.key && !(nd->flags & CCT_F_REDIRECT))
+						d->estimated += (double)(nd->calls + nd->skipped);
+				}
 			d->on_s += r.on_s;
 			d->off_s += r.off_s;
 			d->offs += r.offs;
@@ -504,24 +513,27 @@ void view_cost_text(struct hp_model *m, FILE *out)
 			fprintf(out, "%llu functions regulated in %llu of %llu intervals%s\n",
 				(unsigned long long)bs.nr, (unsigned long long)bs.ticks_regulating,
 				(unsigned long long)bs.ticks,
-				bs.ticks_infeasible ? " (the budget could not be met in some: see below)"
-						    : "");
+				bs.ticks_infeasible ? " (see below)" : "");
 		if (bs.ticks_infeasible)
-			fprintf(out, "  in %llu intervals even with every regulated probe off the cost "
-				     "(sampling, skipped probes' calls) was above the budget\n",
+			fprintf(out, "  in %llu intervals what was left of the budget (after start-up "
+				     "and earlier spending) did not cover the cost regulation cannot remove "
+				     "(sampling, the calls of skipped probes): every costly probe was off\n",
 				(unsigned long long)bs.ticks_infeasible);
 		if (bs.nr) {
 			qsort(bs.r, bs.nr, sizeof(*bs.r), breg_cmp);
-			fprintf(out, "  Regulated calls are partial: 'calls' counts enabled intervals "
-				     "only; 'scaled' = calls x (calls + skipped) / calls is an estimate.\n");
+			fprintf(out, "  Regulated calls are partial: 'calls' were counted while enabled; "
+				     "'skipped' were skipped at this function; 'estimated' adds the\n"
+				     "  calls skipped under a regulated caller too (an estimate, shared "
+				     "out by counted calls).\n");
 			fprintf(out, "  %9s %7s %14s %14s %14s %6s  %s\n", "off", "on%", "calls",
-				"skipped", "scaled", "offs", "function");
+				"skipped", "estimated", "offs", "function");
 			for (size_t i = 0; i < bs.nr; i++) {
 				const struct breg *r = &bs.r[i];
 				double span = r->on_s + r->off_s;
 				fprintf(out, "  %9s %6.1f%% %14.0f %14.0f %14.0f %6u  %s\n",
 					secs(r->off_s, a, sizeof a), span > 0 ? 100 * r->on_s / span : 100,
-					r->calls, r->skipped, r->calls + r->skipped, r->offs, r->name);
+					r->calls, r->skipped, fmax(r->estimated, r->calls + r->skipped),
+					r->offs, r->name);
 			}
 			fprintf(out, "  skipped: %llu regulated activations, %llu probe pairs below them; "
 				     "a skipped pair costs %.1f ns\n",
@@ -664,7 +676,7 @@ void view_cost_json(struct hp_model *m, struct json *j)
 			json__str(j, r->name);
 			jnum(j, "calls_counted", r->calls);
 			jnum(j, "skipped", r->skipped);
-			jnum(j, "calls_scaled", r->calls + r->skipped);
+			jnum(j, "calls_estimated", fmax(r->estimated, r->calls + r->skipped));
 			jnum(j, "enabled_s", r->on_s);
 			jnum(j, "regulated_s", r->off_s);
 			jnum(j, "enabled_fraction",

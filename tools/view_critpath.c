@@ -110,11 +110,13 @@ static int model_time(const struct hp_model *m, const char *name, int region, do
 			return 1;
 		}
 	}
-	/* a compiler clone (name.constprop.0) is the same function */
+	/* a compiler clone (name.constprop.0) is the same function; a C++
+	 * name given without its parameters (app::solve) is app::solve(int) */
 	size_t n = strlen(name);
 	for (size_t i = 0; i < m->nflat; i++) {
 		const struct hp_func *f = m->flat[i].fn;
-		if (f && f->name && !region && !strncmp(f->name, name, n) && f->name[n] == '.') {
+		if (f && f->name && !region && !strncmp(f->name, name, n) &&
+		    (f->name[n] == '.' || f->name[n] == '(')) {
 			*t = m->flat[i].total;
 			return 1;
 		}

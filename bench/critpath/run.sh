@@ -19,18 +19,23 @@
 # runtime's own measure of an event's cost (the callbacks time themselves
 # on one event in 64) times the events per second: the critical path's CPU
 # share, free of the machine's noise.  Target: K=8 <= 2% at 150 msg/s.
+# On a shared machine the wall columns follow its load (printed first):
+# NICE=-10 runs every configuration at that priority (as root), which
+# keeps other programs from stretching the loops.
 set -u
 BUILD=$(cd "${1:-build}" && pwd)
 B=$BUILD/bench/bin/bench_cp
 H=$BUILD/bin/hyprof
 REPS=${REPS:-3}
 SECS=${SECS:-3}
+NICE=${NICE:-}
+if [ -n "$NICE" ]; then N="nice -n $NICE"; else N=""; fi
 T=$(mktemp -d /tmp/hyprof-bench-cp.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 [ -x "$B" ] || { echo "bench/critpath: not built (no MPI)"; exit 0; }
 LPM=$("$B" calibrate)
-echo "(load $(cut -d' ' -f1 /proc/loadavg) on $(nproc) CPUs; $LPM loops/ms; loop of ${SECS} s; best of $REPS runs)"
+echo "(load $(cut -d' ' -f1 /proc/loadavg) on $(nproc) CPUs; $LPM loops/ms; loop of ${SECS} s; best of $REPS runs${NICE:+; nice $NICE})"
 
 names() { # the first K candidates, comma-separated
   i=0; out=""
@@ -41,11 +46,11 @@ one() { # CONFIG RATE BYTES REP
   cfg=$1; rate=$2; bytes=$3; rep=$4
   out="$T/$cfg.$rate.$rep"
   case $cfg in
-  plain) mpirun -np 2 "$B" run "$rate" "$bytes" "$SECS" "$LPM" > "$out" ;;
-  hyprof) mpirun -np 2 "$H" run -q --mode measured -o "$T/p" -- "$B" run "$rate" "$bytes" "$SECS" "$LPM" > "$out" ;;
+  plain) $N mpirun -np 2 "$B" run "$rate" "$bytes" "$SECS" "$LPM" > "$out" ;;
+  hyprof) $N mpirun -np 2 "$H" run -q --mode measured -o "$T/p" -- "$B" run "$rate" "$bytes" "$SECS" "$LPM" > "$out" ;;
   K*) k=${cfg#K}
       if [ "$k" = 0 ]; then sel=auto:0; else sel=$(names "$k"); fi
-      mpirun -np 2 "$H" run -q --mode measured --critical-path "$sel" -o "$T/p" -- \
+      $N mpirun -np 2 "$H" run -q --mode measured --critical-path "$sel" -o "$T/p" -- \
         "$B" run "$rate" "$bytes" "$SECS" "$LPM" > "$out"
       "$H" report --json --view critical-path "$T/p" > "$out.json" 2> /dev/null ;;
   esac

@@ -24,8 +24,12 @@ T=$(mktemp -d /tmp/hyprof-bench-mpi.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 [ -x "$B/bench_mpi_pingpong" ] || { echo "bench/mpi: not built (no MPI)"; exit 0; }
-echo "(load $(cut -d' ' -f1 /proc/loadavg) on $(nproc) CPUs; one-way latency in us, best of 3 runs)"
+echo "(load $(cut -d' ' -f1 /proc/loadavg) on $(nproc) CPUs; one-way latency in us, best of ${HP_BENCH_REPS:-3} runs of each)"
 
+# HP_BENCH_ONLY=pingpong|designs|crossover|table1|merge runs one section;
+# HP_BENCH_MIN/MAX bound the message sizes, HP_BENCH_REPS the repetitions.
+ONLY=${HP_BENCH_ONLY:-all}
+want() { [ "$ONLY" = all ] || [ "$ONLY" = "$1" ]; }
 MIN=${HP_BENCH_MIN:-8}
 MAX=${HP_BENCH_MAX:-4194304}
 pp() { # NAME [env...] : one ping-pong run into $T/NAME.N
@@ -36,7 +40,9 @@ pp() { # NAME [env...] : one ping-pong run into $T/NAME.N
   esac
   rm -rf "$T/prof.$name"
 }
-for rep in 1 2 3; do
+REPS=${HP_BENCH_REPS:-3}
+if want pingpong; then
+for rep in $(seq 1 "$REPS"); do
   pp plain > "$T/plain.$rep"
   pp base -x HYPROF_MPI=0 > "$T/base.$rep"
   pp none -x HYPROF_MPI=1 -x HYPROF_COMPENSATE=none > "$T/none.$rep"
@@ -65,15 +71,19 @@ for s in sorted(p):
     print("%10d %10.3f %10.3f %10.3f %10.3f %12.0f %12.0f %9.1f%% %10.1f" %
           (s, p[s], b[s], n[s], q[s], wrap, pbn, 100 * (q[s] / n[s] - 1), s / q[s]))
 PY
+fi
 
+if want designs; then
 echo
 echo "The piggyback designs on their own (no hyprof): plain, struct datatype built per message,"
 echo "cached, packed copy, a second message on a duplicate communicator"
 mpirun -np 2 "$B/bench_mpi_designs" "${HP_BENCH_MAX:-1048576}"
+fi
 
+if want crossover; then
 echo
-echo "Piggyback by packed copy against struct datatype (one-way latency, us; best of 3)"
-for rep in 1 2 3; do
+echo "Piggyback by packed copy against struct datatype (one-way latency, us; best of $REPS)"
+for rep in $(seq 1 "$REPS"); do
   HP_BENCH_MAX=262144 pp packed -x HYPROF_COMPENSATE=parallel -x HYPROF_MPI_PACK_MAX=1073741824 > "$T/packed.$rep"
   HP_BENCH_MAX=262144 pp struct -x HYPROF_COMPENSATE=parallel -x HYPROF_MPI_PACK_MAX=0 > "$T/struct.$rep"
 done
@@ -99,7 +109,9 @@ for n in sorted(a):
         print("%10d %10.3f %10.3f %8s" % (n, a[n], s[n], f))
 print("crossover: the struct datatype is faster from %s bytes (HYPROF_MPI_PACK_MAX default 4096)" % cross)
 PY
+fi
 
+if want table1; then
 echo
 echo "The paper's Table 1: Monte Carlo pi, 1 master and 1 worker (seconds; one rank per CPU: compensation assumes the ranks do not share CPUs)"
 table1() { # LABEL [env...]
@@ -124,7 +136,9 @@ PY
 }
 table1 "probes' own overhead (measured mode):"
 table1 "with 1 us injected per probe pair (HYPROF_TEST_PROBE_DELAY_NS=1000):" -x HYPROF_TEST_PROBE_DELAY_NS=1000
+fi
 
+if want merge; then
 echo
 echo "The merge at MPI_Finalize (ranks oversubscribed on $(nproc) CPUs)"
 printf "%6s %12s %8s %14s\n" ranks "merge ms" levels "merged bytes"
@@ -134,3 +148,4 @@ for np in 2 4 8 16; do
   "$H" report --json "$T/m$np" | python3 -c "import json,sys; m=json.load(sys.stdin)['mpi']; print('%6d %12.2f %8d %14d' % ($np, m['merge_time']*1e3, m['merge_levels'], $sz))"
   rm -rf "$T/m$np"
 done
+fi

@@ -60,6 +60,10 @@ for r in b["regulated"]:
         check(r["calls_counted"] < true_calls and r["regulated_s"] > 0,
               "%s: %d of %d calls counted, regulated %.3f s" %
               (r["function"], r["calls_counted"], true_calls, r["regulated_s"]))
+        # counted + skipped (its own and under a regulated caller) estimate
+        # the true count: within 10% (the marks are refreshed every interval)
+        check(abs(r["calls_estimated"] - true_calls) <= 0.1 * true_calls,
+              "%s: estimated %d calls (true %d)" % (r["function"], r["calls_estimated"], true_calls))
 def partial(n):
     return "partial" in n.get("flags", []) or any(partial(k) for k in n.get("children", []))
 tree = bud["tree"] if isinstance(bud["tree"], list) else [bud["tree"]]

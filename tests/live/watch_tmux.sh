@@ -3,9 +3,9 @@
 # a private tmux server) against running programs:
 #   A. one process (`hyprof run`, 2 threads): two captures 2.5 s apart show
 #      the elapsed time and the samples advancing, hot_kernel as the top
-#      path's function, one frame redrawn in place; `q` quits (exit 0) while
-#      the program runs; a second watch ends by itself when the program
-#      ends, showing it `ended`.
+#      path's function, one frame redrawn in place; `q` and Ctrl-C quit
+#      (exit 0) while the program runs; another watch ends by itself when
+#      the program ends, showing it `ended`.
 #   B. an MPI job (`mpirun -np 2 hyprof run`): both ranks shown, each
 #      advancing, hot_kernel on top; the watch ends with the job.
 set -u
@@ -117,6 +117,15 @@ else
 	i=0; while ! $TM capture-pane -p -t "$WIN" | grep -q "WATCH-EXIT=" && [ $i -lt 20 ]; do sleep 0.25; i=$((i + 1)); done
 	$TM capture-pane -p -t "$WIN" | grep -q "WATCH-EXIT=0" || fail "A: q did not end the watch with 0"
 	kill -0 "$P" 2>/dev/null && ok "A: q quit while the program runs" || fail "A: the program was not running at q"
+	# Ctrl-C quits too, with status 0 and the terminal given back
+	watch_in actl --interval 0.5 "$T/a"
+	if wait_screen 10 "len(s['procs']) == 1"; then
+		$TM send-keys -t "$WIN" C-c
+		i=0; while ! $TM capture-pane -p -t "$WIN" | grep -q "WATCH-EXIT=" && [ $i -lt 20 ]; do sleep 0.25; i=$((i + 1)); done
+		$TM capture-pane -p -t "$WIN" | grep -q "WATCH-EXIT=0" || fail "A: Ctrl-C did not end the watch with 0"
+	else
+		fail "A: the Ctrl-C watch showed nothing"
+	fi
 	# a second watch ends by itself with the program
 	watch_in a2 --interval 0.5 "$T/a"
 	i=0; while ! $TM capture-pane -p -t "$WIN" | grep -q "WATCH-EXIT=" && [ $i -lt 120 ]; do sleep 0.25; i=$((i + 1)); done
