@@ -111,7 +111,9 @@ struct cp_thr {
 	uint32_t *nxt;                /* node -> next counted node of its item */
 	uint32_t head[HP_CP_MAXF];    /* item -> first counted node */
 	uint32_t nkeys[HP_CP_MAXF];
-	/* auto, before the selection: waiting inside MPI per probe node */
+	/* auto, before the selection: per probe node, time that is no
+	 * candidate's own (waiting inside the MPI calls made there, and the
+	 * time before the thread's path began) */
 	uint64_t *nwait;
 	uint32_t wnode;
 	uint64_t events, sends, recvs, colls, adopted;
@@ -472,8 +474,15 @@ static struct cp_thr *thr_new(struct hp_mt *mt, uint64_t t1)
 		s->tag = zmap(s->cap);
 		s->anc = zmap(sizeof(uint32_t) * (size_t)s->cap);
 		s->nxt = zmap(sizeof(uint32_t) * (size_t)s->cap);
-		if (cp.auto_)
+		if (cp.auto_) {
+			/* time of the nodes before this thread's path began (before
+			 * MPI_Init: static constructors, set-up) is not candidates'
+			 * time either: it starts as excluded */
 			s->nwait = zmap(sizeof(uint64_t) * (size_t)s->cap);
+			uint32_t n = __atomic_load_n(&s->t->probe.n, __ATOMIC_ACQUIRE);
+			for (uint32_t i = 0; s->nwait && i < n && i < s->cap; i++)
+				s->nwait[i] = s->t->probe.nodes[i].excl;
+		}
 		if (!s->tag || !s->anc || !s->nxt || (cp.auto_ && !s->nwait)) {
 			hp_log("critical path: no memory for thread %d's probe index: its shares are not "
 			       "measured",
@@ -791,8 +800,12 @@ static void cb_coll_out(const struct hp_pb *pb)
 	/* every rank is in this collective and every one is ready: agree on
 	 * the functions now (the members all saw the same combination) */
 	if (pb->cp_coll[1] == 1 && pb->cp_coll[0] == hp_mpi.size && symmetric(mt->call->fn) &&
-	    auto_ready(s, t1))
+	    auto_ready(s, t1)) {
+		uint64_t a0 = hp_rdtsc();
 		agree(s, b, t1);
+		hp_charge_pb(mt->call, hp_rdtsc() - a0); /* once: not an event's cost */
+		c0 = 0;
+	}
 	snap_publish(s, b);
 	cost_end(s, mt, c0);
 }
@@ -899,23 +912,35 @@ static size_t own_candidates(struct cand *out, size_t max, const struct cp_mods 
 	return k;
 }
 
-/* The symbol at exactly `off` in object m, into buf. */
-static void sym_at(const struct cp_mod *m, uint64_t off, char *buf, size_t len)
+/* Names of the selected items (entry addresses) from the symbol tables of
+ * their objects, one pass per object; "object+0xoffset" when none. */
+static void name_items(const struct cp_mods *ms, const int *mod_of_item, const uint64_t *off, int k)
 {
-	const char *base = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
-	snprintf(buf, len, "%.40s+0x%llx", base, (unsigned long long)off);
-	struct elf_syms e;
-	if (elf_open(m->path, &e))
-		return;
-	for (size_t i = 0; i < e.n; i++) {
-		const Elf64_Sym *s = &e.sym[i];
-		int type = ELF64_ST_TYPE(s->st_info);
-		if ((type == STT_FUNC || type == STT_GNU_IFUNC) && s->st_value == off && s->st_shndx != SHN_UNDEF) {
-			snprintf(buf, len, "%s", elf_name(&e, s));
-			break;
-		}
+	for (int f = 0; f < k; f++) {
+		if (mod_of_item[f] < 0)
+			continue; /* named by the caller */
+		const struct cp_mod *m = &ms->m[mod_of_item[f]];
+		const char *base = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
+		snprintf(cp.item[f].name, sizeof(cp.item[f].name), "%.40s+0x%llx", base, (unsigned long long)off[f]);
 	}
-	elf_close(&e);
+	for (size_t mi = 0; mi < ms->n; mi++) {
+		int any = 0;
+		for (int f = 0; f < k; f++)
+			any |= mod_of_item[f] == (int)mi;
+		struct elf_syms e;
+		if (!any || elf_open(ms->m[mi].path, &e))
+			continue;
+		for (size_t i = 0; i < e.n; i++) {
+			const Elf64_Sym *s = &e.sym[i];
+			int type = ELF64_ST_TYPE(s->st_info);
+			if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s->st_shndx == SHN_UNDEF)
+				continue;
+			for (int f = 0; f < k; f++)
+				if (mod_of_item[f] == (int)mi && s->st_value == off[f])
+					snprintf(cp.item[f].name, sizeof(cp.item[f].name), "%s", elf_name(&e, s));
+		}
+		elf_close(&e);
+	}
 }
 
 /* Inside a symmetric collective on every rank: exchange the candidates,
@@ -940,23 +965,26 @@ static void agree(struct cp_thr *s, struct cp_snap *b, uint64_t t1)
 		return;
 	}
 	size_t m = cand_fold(agree_all, C * np);
-	int k = 0;
+	int k = 0, mod_of[HP_CP_MAXF];
+	uint64_t off[HP_CP_MAXF];
 	for (size_t i = 0; i < m && k < cp.kcap; i++) {
-		struct cp_item *it = &cp.item[k++];
+		struct cp_item *it = &cp.item[k];
 		memset(it, 0, sizeof(*it));
-		const struct cp_mod *mod = NULL;
-		for (size_t j = 0; j < ms.n && !mod; j++)
+		mod_of[k] = -1;
+		off[k] = agree_all[i].off;
+		for (size_t j = 0; j < ms.n && mod_of[k] < 0; j++)
 			if (ms.m[j].id == agree_all[i].mod)
-				mod = &ms.m[j];
-		if (mod) {
-			it->addr[0] = mod->bias + agree_all[i].off;
+				mod_of[k] = (int)j;
+		if (mod_of[k] >= 0) {
+			it->addr[0] = ms.m[mod_of[k]].bias + off[k];
 			it->naddr = 1;
-			sym_at(mod, agree_all[i].off, it->name, sizeof(it->name));
 		} else { /* an object this rank has not loaded */
 			snprintf(it->name, sizeof(it->name), "[object %016llx]+0x%llx",
-				 (unsigned long long)agree_all[i].mod, (unsigned long long)agree_all[i].off);
+				 (unsigned long long)agree_all[i].mod, (unsigned long long)off[k]);
 		}
+		k++;
 	}
+	name_items(&ms, mod_of, off, k);
 	free(ms.m);
 	cp.start_len = b->len;
 	cp.sel_tsc = t1;

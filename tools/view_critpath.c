@@ -243,14 +243,20 @@ static void load(struct hp_model *m, struct cview *v)
 
 static double pct(double v, double total) { return total > 0 ? 100.0 * v / total : 0.0; }
 
-/* The profile's total time: every time is some function's self time (the
- * root's total misses frames still open when the profile was written, such
- * as main under MPI_Finalize). */
+/* The processes' total time, the denominator of the "time" column: the
+ * profile's total, or the sum of its functions' self times, or of the
+ * threads' wall times, whichever is largest (frames still open when a
+ * profile was written, such as main under MPI_Finalize, are missing from
+ * the first two). */
 static double profile_total(const struct hp_model *m)
 {
-	double s = 0;
+	double s = 0, w = 0;
 	for (size_t i = 0; i < m->nflat; i++)
 		s += m->flat[i].self;
+	for (size_t i = 0; i < m->nthreadinfo; i++)
+		w += m->threads[i].wall;
+	if (w > s)
+		s = w;
 	return s > m->total ? s : m->total;
 }
 
