@@ -12,6 +12,12 @@
  *       instrumented functions work00..work31 (the critical-path
  *       candidates), then both exchange BYTES with MPI_Sendrecv.  Rank 0
  *       prints the seconds of the timed loop (MPI_Wtime, after a barrier).
+ *   mpirun -np 2 cp_bench pingpong BYTES ROUNDS BATCHES
+ *       BATCHES batches of ROUNDS round trips of BYTES between the two
+ *       processes, inside the instrumented function pingpong (run.sh
+ *       selects it first, so a selected function is active at every event);
+ *       rank 0 prints the best batch's microseconds per round trip (the
+ *       least disturbed by the rest of the machine).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -67,12 +73,47 @@ static NOINSTR int calibrate(void)
 	return 0;
 }
 
+__attribute__((noinline)) double pingpong(int rank, int bytes, int rounds, int batches)
+{
+	char *b = calloc((size_t)bytes + 1, 1);
+	double best = 1e30;
+	for (int k = 0; k < batches; k++) {
+		MPI_Barrier(MPI_COMM_WORLD);
+		double t0 = MPI_Wtime();
+		for (int i = 0; i < rounds; i++) {
+			if (rank == 0) {
+				MPI_Send(b, bytes, MPI_BYTE, 1, 2, MPI_COMM_WORLD);
+				MPI_Recv(b, bytes, MPI_BYTE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			} else {
+				MPI_Recv(b, bytes, MPI_BYTE, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+				MPI_Send(b, bytes, MPI_BYTE, 0, 2, MPI_COMM_WORLD);
+			}
+		}
+		double dt = (MPI_Wtime() - t0) / rounds;
+		if (dt < best)
+			best = dt;
+	}
+	free(b);
+	return best;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "calibrate"))
 		return calibrate();
+	if (argc == 5 && !strcmp(argv[1], "pingpong")) {
+		MPI_Init(&argc, &argv);
+		int rank;
+		MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+		double us = pingpong(rank, atoi(argv[2]), atoi(argv[3]), atoi(argv[4])) * 1e6;
+		if (rank == 0)
+			printf("%.3f\n", us);
+		MPI_Finalize();
+		return 0;
+	}
 	if (argc != 6 || strcmp(argv[1], "run")) {
-		fprintf(stderr, "usage: cp_bench calibrate | run RATE BYTES SECONDS LOOPS_PER_MS\n");
+		fprintf(stderr, "usage: cp_bench calibrate | run RATE BYTES SECONDS LOOPS_PER_MS | "
+				"pingpong BYTES ROUNDS BATCHES\n");
 		return 2;
 	}
 	double rate = atof(argv[2]), secs = atof(argv[4]), lpm = atof(argv[5]);

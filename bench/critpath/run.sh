@@ -35,7 +35,7 @@ trap 'rm -rf "$T"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 [ -x "$B" ] || { echo "bench/critpath: not built (no MPI)"; exit 0; }
 LPM=$("$B" calibrate)
-echo "(load $(cut -d' ' -f1 /proc/loadavg) on $(nproc) CPUs; $LPM loops/ms; loop of ${SECS} s; best of $REPS runs${NICE:+; nice $NICE})"
+echo "(load $(cut -d' ' -f1 /proc/loadavg) on $(nproc) CPUs; $LPM loops/ms; loop of ${SECS} s; $REPS runs of each${NICE:+; nice $NICE})"
 
 names() { # the first K candidates, comma-separated
   i=0; out=""
@@ -56,10 +56,26 @@ one() { # CONFIG RATE BYTES REP
   esac
   rm -rf "$T/p"
 }
+# Figure 7's per-message cost alone: ping-pong round trips of 480 bytes,
+# the best of 40 batches of 500 (quiet moments of the machine); the
+# critical path's cost per message is half the round trip's increment over
+# `hyprof`.
+pp() { # CONFIG REP
+  cfg=$1; out="$T/pp.$cfg.$2"
+  case $cfg in
+  plain) $N mpirun -np 2 "$B" pingpong 480 500 40 > "$out" ;;
+  hyprof) $N mpirun -np 2 "$H" run -q --mode measured -o "$T/p" -- "$B" pingpong 480 500 40 > "$out" ;;
+  K*) k=${cfg#K}
+      if [ "$k" = 0 ]; then sel=auto:0; elif [ "$k" = 1 ]; then sel=pingpong; else sel=pingpong,$(names $((k - 1))); fi
+      $N mpirun -np 2 "$H" run -q --mode measured --critical-path "$sel" -o "$T/p" -- "$B" pingpong 480 500 40 > "$out" ;;
+  esac
+  rm -rf "$T/p"
+}
 RATES="5:48000 50:4800 150:480 2000:48"
 CFGS="plain hyprof K0 K1 K4 K8 K32"
 rep=1
 while [ $rep -le "$REPS" ]; do
+  for cfg in $CFGS; do pp "$cfg" "$rep"; done
   for rb in $RATES; do
     for cfg in $CFGS; do one "$cfg" "${rb%%:*}" "${rb#*:}" "$rep"; done
   done
@@ -68,18 +84,26 @@ done
 python3 - "$T" "$RATES" "$CFGS" <<'PY'
 import glob, json, sys
 T, rates, cfgs = sys.argv[1], [r.split(":") for r in sys.argv[2].split()], sys.argv[3].split()
-def best(cfg, rate):
-    b = None
+def times(cfg, rate):
+    """{rep: loop seconds}"""
+    out = {}
     for f in glob.glob("%s/%s.%s.*" % (T, cfg, rate)):
         if f.endswith(".json"):
             continue
         w = open(f).read().split()
         if len(w) >= 2:
-            t = float(w[0])
-            b = t if b is None or t < b else b
-    return b
+            out[int(f.rsplit(".", 1)[1])] = float(w[0])
+    return out
+def med(v):
+    v = sorted(v)
+    return v[len(v) // 2] if v else None
+def paired(cfg, base, rate):
+    """median over the reps of cfg/base - 1 (each rep's runs were back to back)"""
+    a, b = times(cfg, rate), times(base, rate)
+    r = [a[k] / b[k] - 1 for k in a if k in b and b[k] > 0]
+    return med(r)
 def cost(cfg, rate):
-    # the runtime's own measure: ns per event and events, over the runs
+    # the runtime's own measure: s per event and events, median over the runs
     c, e = [], []
     for f in glob.glob("%s/%s.%s.*.json" % (T, cfg, rate)):
         try:
@@ -87,29 +111,49 @@ def cost(cfg, rate):
             c.append(cp["cost_per_event"]); e.append(cp["events"])
         except Exception:
             pass
-    return (sorted(c)[len(c) // 2], sorted(e)[len(e) // 2]) if c else (None, None)
+    return (med(c), med(e)) if c else (None, None)
+W = 32
 print("%-7s" % "", end="")
 for r, b in rates:
-    print(" | %7s msg/s, %5s B        " % (r, b), end="")
+    print(" | %-*s" % (W, "%s msg/s, %s B" % (r, b)), end="")
 print()
 print("%-7s" % "items", end="")
 for _ in rates:
-    print(" | %7s %6s %6s %8s" % ("time s", "vs pl", "vs hp", "cp cpu"), end="")
+    print(" | %7s %7s %7s %7s" % ("time s", "vs pl", "vs hp", "cp cpu"), end="")
 print()
 for cfg in cfgs:
     print("%-7s" % cfg.replace("K", "K="), end="")
     for r, b in rates:
-        t, p, h = best(cfg, r), best("plain", r), best("hyprof", r)
+        t = med(times(cfg, r).values())
         if t is None:
-            print(" | %7s %6s %6s %8s" % ("-", "", "", ""), end="")
+            print(" | %7s %7s %7s %7s" % ("-", "", "", ""), end="")
             continue
-        vp = "%+.1f%%" % (100 * (t / p - 1)) if p else ""
-        vh = "%+.1f%%" % (100 * (t / h - 1)) if h and cfg.startswith("K") else ""
+        vp = paired(cfg, "plain", r) if cfg != "plain" else None
+        vh = paired(cfg, "hyprof", r) if cfg.startswith("K") else None
         c, e = cost(cfg, r)
-        # events of both processes over the whole run; the loop is most of it
         share = "%.3f%%" % (100 * c * e / 2 / t) if c is not None and t else ""
-        print(" | %7.3f %6s %6s %8s" % (t, vp, vh, share), end="")
+        print(" | %7.3f %7s %7s %7s" % (t, "%+.1f%%" % (100 * vp) if vp is not None else "",
+                                       "%+.1f%%" % (100 * vh) if vh is not None else "", share), end="")
     print()
+print("time s: median loop time; vs pl, vs hp: median over the runs of the paired ratio to plain, to hyprof")
+print("cp cpu: the critical path's own CPU share (runtime's cost per event x events / loop time / 2 processes)")
+def pptime(cfg):
+    v = []
+    for f in glob.glob("%s/pp.%s.*" % (T, cfg)):
+        w = open(f).read().split()
+        if w:
+            v.append(float(w[0]))
+    return min(v) if v else None
+print()
+print("ping-pong, 480 B, best batch: us per round trip; the critical path's cost per message")
+base = pptime("hyprof")
+for cfg in cfgs:
+    t = pptime(cfg)
+    if t is None:
+        continue
+    extra = "  %+.3f us/message over hyprof" % ((t - base) / 2) if cfg.startswith("K") and base else ""
+    print("  %-7s %8.3f%s" % (cfg.replace("K", "K="), t, extra))
+print()
 print("cost per event (ns, runtime's measure, median of runs):")
 for cfg in cfgs:
     if cfg.startswith("K"):

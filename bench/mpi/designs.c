@@ -1,14 +1,18 @@
 /* bench/mpi/designs.c - the piggyback designs, each on its own, no hyprof.
  *
- * Ping-pong one-way latency (us, best of 7) of a 16-byte piggyback carried
+ * Ping-pong one-way latency (us; the best of many short batches, the designs
+ * interleaved batch by batch) of a 16-byte piggyback carried
  *   plain       no piggyback
+ *   plain+16B   no piggyback, 16 bytes more in the message: the floor of
+ *               any piggyback carried in the message itself
  *   struct_new  a struct datatype {pb, data} built, committed, freed per message
  *   struct      the same datatype cached (built once per buffer)
  *   packed      pb and data copied into one buffer, sent as MPI_PACKED
  *   shadow      a second message on a duplicate communicator (Isend + free)
  * The wrappers use packed up to HYPROF_MPI_PACK_MAX and the cached struct
  * above (docs/mpi.md, "The piggyback"); shadow is correct too but pays a
- * message.  Usage: mpirun -np 2 bench_mpi_designs [MAX_BYTES]
+ * message.  Usage: mpirun -np 2 bench_mpi_designs [MAX_BYTES [MIN_BYTES [FACTOR]]]
+ * (sizes MIN, MIN*FACTOR, ... up to MAX; default 8 to 1 MB by 4).
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -20,8 +24,8 @@ struct pb {
 	int64_t delay;
 	uint64_t tsc;
 };
-enum { PLAIN, STRUCT_NEW, STRUCT, PACKED, SHADOW, NS };
-static const char *names[NS] = {"plain", "struct_new", "struct", "packed", "shadow"};
+enum { PLAIN, PLAIN16, STRUCT_NEW, STRUCT, PACKED, SHADOW, NS };
+static const char *names[NS] = {"plain", "plain+16B", "struct_new", "struct", "packed", "shadow"};
 static MPI_Comm shadow;
 static char *stage;
 static struct pb spb, rpb;
@@ -62,6 +66,9 @@ static void xsend(int s, void *buf, int n, int peer)
 	case PLAIN:
 		MPI_Send(buf, n, MPI_BYTE, peer, 0, MPI_COMM_WORLD);
 		break;
+	case PLAIN16:
+		MPI_Send(stage, n + (int)sizeof(spb), MPI_BYTE, peer, 0, MPI_COMM_WORLD);
+		break;
 	case STRUCT_NEW:
 		t = mk(&spb, buf, n);
 		MPI_Send(MPI_BOTTOM, 1, t, peer, 0, MPI_COMM_WORLD);
@@ -92,6 +99,9 @@ static void xrecv(int s, void *buf, int n, int peer)
 	case PLAIN:
 		MPI_Recv(buf, n, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &st);
 		break;
+	case PLAIN16:
+		MPI_Recv(stage, n + (int)sizeof(rpb), MPI_BYTE, peer, 0, MPI_COMM_WORLD, &st);
+		break;
 	case STRUCT_NEW:
 		t = mk(&rpb, buf, n);
 		MPI_Recv(MPI_BOTTOM, 1, t, peer, 0, MPI_COMM_WORLD, &st);
@@ -120,6 +130,14 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &r);
 	MPI_Comm_dup(MPI_COMM_WORLD, &shadow);
 	int max = argc > 1 ? atoi(argv[1]) : 1 << 20;
+	int min = argc > 2 ? atoi(argv[2]) : 8;
+	int fac = argc > 3 ? atoi(argv[3]) : 4;
+	if (min < 1 || fac < 2 || max < min) {
+		if (!r)
+			fprintf(stderr, "usage: bench_mpi_designs [MAX [MIN [FACTOR]]]\n");
+		MPI_Finalize();
+		return 2;
+	}
 	char *buf = malloc((size_t)max);
 	memset(buf, 1, (size_t)max);
 	stage = malloc((size_t)max + 64);
@@ -127,16 +145,21 @@ int main(int argc, char **argv)
 		printf("%10s", "bytes");
 		for (int s = 0; s < NS; s++)
 			printf(" %11s", names[s]);
-		printf("   (one-way us, best of 7)\n");
+		printf("   (one-way us, best batch)\n");
 	}
-	for (int n = 8; n <= max; n *= 4) {
-		if (!r)
-			printf("%10d", n);
-		for (int s = 0; s < NS; s++) {
-			int it = n < 65536 ? 10000 : n < (1 << 20) ? 1000 : 200;
-			double best = 1e9;
-			for (int rep = 0; rep < 7; rep++) {
-				MPI_Barrier(MPI_COMM_WORLD);
+	for (long nl = min; nl <= max; nl *= fac) {
+		int n = (int)nl;
+		/* The designs interleaved batch by batch, each keeping its best
+		 * short batch: on a shared machine (and a VM whose CPUs the host
+		 * moves) they see the same conditions. */
+		int it = n <= 4096 ? 100 : n <= 65536 ? 20 : 2;
+		int reps = n <= 65536 ? 300 : 40;
+		double best[NS];
+		for (int s = 0; s < NS; s++)
+			best[s] = 1e9;
+		MPI_Barrier(MPI_COMM_WORLD);
+		for (int rep = 0; rep < reps; rep++) {
+			for (int s = 0; s < NS; s++) {
 				double t0 = MPI_Wtime();
 				for (int i = 0; i < it && r < 2; i++) {
 					if (!r) {
@@ -147,16 +170,17 @@ int main(int argc, char **argv)
 						xsend(s, buf, n, 0);
 					}
 				}
-				double t = (MPI_Wtime() - t0) / it / 2 * 1e6;
-				MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-				if (t < best)
-					best = t;
+				double t = (MPI_Wtime() - t0) / it / 2 * 1e6; /* rank 0: round trips */
+				if (t < best[s])
+					best[s] = t;
 			}
-			if (!r)
-				printf(" %11.3f", best);
 		}
-		if (!r)
+		if (!r) {
+			printf("%10d", n);
+			for (int s = 0; s < NS; s++)
+				printf(" %11.3f", best[s]);
 			printf("\n");
+		}
 	}
 	MPI_Finalize();
 	return 0;

@@ -3,8 +3,9 @@
 # probe time under the budget.
 #
 # Each probe pair costs an injected 400 ns (HYPROF_TEST_PROBE_DELAY_NS):
-# without a budget the probes take most of the run (checked, so this test
-# can fail); with --max-overhead 5 the probe time the sampler measures must
+# without a budget the probes take a large share of the run (at least 4x the
+# budget, checked, so the budget has something to regulate: the share
+# itself depends on how fast the machine runs the leaves' work); with --max-overhead 5 the probe time the sampler measures must
 # stay at or under 5% of the program's own time (within the sampling error),
 # the regulated functions must be named and their counts marked partial.
 set -u
@@ -45,7 +46,7 @@ def check(ok, what):
         fail.append(what)
 cf = free["cost"]
 ff = cf["direct"] / max(cf["cpu_time"] - cf["direct"], 1e-9)
-check(ff > 0.5, "without a budget the probes cost %.0f%% of the program's time" % (100 * ff))
+check(ff > 0.2, "without a budget the probes cost %.0f%% of the program's time" % (100 * ff))
 c = bud["cost"]
 work = c["cpu_time"] - c["direct"]
 lo = c["direct"] - 2 * c["direct_err"]
