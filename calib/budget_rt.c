@@ -216,8 +216,7 @@ int hp_budget_init(void)
 	if (!(pct > 0))
 		return 0;
 	B.budget = pct / 100.0;
-	const char *dbg = getenv("HYPROF_BUDGET_DEBUG");
-	B.debug = dbg && *dbg && *dbg != '0';
+	B.debug = hp_rt.cfg.budget_debug; /* HYPROF_BUDGET_DEBUG */
 	B.wired = __start_hyprof_budget_enter && __start_hyprof_budget_exit;
 	if (!B.wired) {
 		hp_log("budget: the probes of this build do not call the budget hooks: nothing can "
@@ -490,10 +489,15 @@ int hp_budget_write(struct hp_writer *w)
 	rc = rc ? rc : hp_writer_u32(w, (uint32_t)kvlen);
 	rc = rc ? rc : budget_kv(w, roots, nested, nrec);
 	rc = rc ? rc : hp_writer_u32(w, nrec);
-	for (uint32_t i = 0; i < n && !rc; i++) {
+	/* A live snapshot runs beside the controller, which may give a point a
+	 * slot between the count above and this loop (slots are only ever
+	 * given, never taken back): write at most the nrec records announced. */
+	uint32_t written = 0;
+	for (uint32_t i = 0; i < n && !rc && written < nrec; i++) {
 		int s = hp_cpts.slot[i];
 		if (s < 0 || hp_cpts.pol[i].key == (uint64_t)(uintptr_t)calib_key)
 			continue;
+		written++;
 		struct hp_budget_rec r = {
 			.key = hp_cpts.pol[i].key,
 			.calls = hp_cpts.calls[i],

@@ -46,6 +46,7 @@
 #include "core/format.h"
 #include "counting/counting.h"
 #include "counting/counting_priv.h"
+#include "runtime/writer.h"
 
 #define NOINSTR __attribute__((no_instrument_function))
 
@@ -380,6 +381,17 @@ int hp_calib_measure(struct hp_calib *out, int full)
 	c.probe_delay_ns = (double)hp_rt.cfg.test_probe_delay_ns;
 
 	struct trials tr = full ? (struct trials){501, 1000} : (struct trials){41, 200};
+	/* A large injected delay makes each trial long (200 pairs of 200 us
+	 * = 40 ms), and a trial that long is preempted on a busy machine, which
+	 * inflates every measured cost.  Keep a trial's injected part near 1 ms:
+	 * the median then comes from trials that ran undisturbed. */
+	if (c.probe_delay_ns > 0) {
+		double k = 1e6 / c.probe_delay_ns;
+		if (k < 4)
+			k = 4;
+		if (k < tr.k)
+			tr.k = (uint32_t)k;
+	}
 	uint32_t nt = full ? 2001 : 101;
 	double *buf = malloc(sizeof(double) * (nt + 2 * tr.n));
 	if (!buf)
@@ -442,7 +454,9 @@ int hp_calib_startup(void)
 	int rc = 0;
 	if (!registered) {
 		registered = 1;
-		hp_register_section_writer(hp_calib_write, NULL);
+		/* Read-only: live snapshots (`hyprof watch`) carry it too. */
+		if (hp_register_live_section_writer(hp_calib_write, NULL) != 0)
+			hp_register_section_writer(hp_calib_write, NULL);
 	}
 	if (!hp_rt.cfg.calibrate) {
 		uint64_t t0 = mono_raw_ns();

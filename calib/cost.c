@@ -37,7 +37,12 @@ void hp_cost_compute(const struct hp_cost_in *in, struct hp_cost *c)
 	if (in->direct_samples > 0) {
 		double m = (double)in->direct_samples, n = (double)in->samples_taken;
 		double q = n >= m && n > 0 ? 1 - m / n : 1;
-		c->direct_err = c->direct / m * sqrt(m * (q > 0 ? q : 0));
+		/* Every sample in probe code (m = n, a short probe-bound run): the
+		 * plug-in estimate would claim no error at all; use the add-one
+		 * (Laplace) estimate of the share outside, 1 / (n + 2). */
+		if (n > 0 && m >= n)
+			q = 1 / (n + 2);
+		c->direct_err = c->direct / m * sqrt(m * q);
 	}
 	double z = pos(in->z);
 	double dlo = pos(c->direct - z * c->direct_err);
@@ -62,7 +67,7 @@ void hp_cost_compute(const struct hp_cost_in *in, struct hp_cost *c)
 	}
 	c->sampling = c->sampling_low;
 
-	c->fixed = pos(in->startup_s) + pos(in->control_s);
+	c->fixed = pos(in->startup_s) + pos(in->control_s) + pos(in->live_s);
 	c->low = c->probes_low + c->sampling_low + c->fixed;
 	c->high = c->probes_high + c->sampling_high + c->fixed;
 	c->predicted = pos(in->predicted_s);

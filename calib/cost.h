@@ -39,8 +39,9 @@
  *           - calibration measured a whole sample (kernel + its own warm
  *             handler, `hyprof calibrate`): the kernel/handler split is
  *             unknown, so low = max(m, c), high = m + c.
- * fixed:    start-up calibration and the controller thread's CPU time,
- *           measured directly; added to both bounds.
+ * fixed:    start-up calibration, the controller thread's CPU time and the
+ *           live statistics' snapshots (runtime/live.c), measured directly;
+ *           added to both bounds.
  */
 #define HP_COST_Z 2.0 /* about 95% for the sampled direct cost */
 
@@ -63,6 +64,7 @@ struct hp_cost_in {
 	/* fixed */
 	double startup_s;        /* start-up calibration */
 	double control_s;        /* the cost controller's thread CPU time */
+	double live_s;           /* live snapshots' CPU time (hp_live_cost_ns) */
 	/* prediction (cost_pred below), carried through */
 	double predicted_s;
 	/* Statistical margin: direct is a count of samples, binomial among
@@ -78,7 +80,7 @@ struct hp_cost {
 	double sampling_measured, sampling_ideal;
 	double sampling_low, sampling_high;
 	double sampling;                  /* reported point value: max of the two */
-	double fixed;                     /* startup + control */
+	double fixed;                     /* startup + control + live */
 	double low, high;                 /* whole measurement cost */
 	double predicted;
 	double run, cpu;                  /* copies of run_s and cpu_s */
@@ -161,6 +163,10 @@ void hp_pred__close(struct hp_pred *p, struct hp_pred_point *pts, size_t n, size
  * calibration and counting are set up.  Returns 0 or -errno.  Not
  * signal-safe. */
 int hp_cost_init(void);
+
+/* Restart the controller that a profile write stopped, when the program
+ * goes on after all (a failed exec).  Not signal-safe. */
+void hp_cost_resume(void);
 
 /* Totals of the whole process now (all threads, exited ones included).
  * Signal-safe (reads counters, clock_gettime). */

@@ -18,6 +18,13 @@
  * sample in a helper the probes call (hp_thread_self, cct__child) or in the
  * PLT stub counts as direct probe cost instead of program time.
  *
+ * Live snapshots (runtime/live.c, `hyprof watch`): the section writer is
+ * registered as a live one, so every snapshot carries the cost so far.  In a
+ * snapshot it only reads (the controller keeps running); only the final
+ * write stops the controller.  The snapshots' own CPU time
+ * (hp_live_cost_ns()) is measurement cost: part of `fixed` (key `live`) and
+ * of the budget's whole-run cost.
+ *
  * Signal-safe: hp_cost_now(), the section writer and hp_cost_summary_hook's
  * arithmetic (no malloc, no stdio, no locks; reads counters).  The rest is
  * not (set-up, the controller thread).
@@ -29,7 +36,6 @@
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -44,6 +50,7 @@
 #include "core/format.h"
 #include "runtime/live.h"
 #include "runtime/state.h"
+#include "runtime/writer.h"
 #include "sampler/sampler.h"
 
 #define HP_COST_TICK_MS 50
@@ -60,6 +67,7 @@ static struct {
 	int ctl_clock_ok;
 	double startup_s;        /* process CPU time when the runtime was set up */
 	double ctl_prev_s;       /* controller CPU at the last tick */
+	double live_prev_s;      /* live snapshots' CPU at the last tick */
 	double ctl_final_s;      /* controller CPU when it stopped */
 	uint64_t start_ns;       /* CLOCK_MONOTONIC of the first interval's start */
 	uint64_t last_ns;        /* end of the last interval */
@@ -198,6 +206,7 @@ void hp_cost_now(struct hp_cost_in *in, struct hp_cost *out)
 	in->handler_s = hz > 0 ? (double)tt.handler / hz : 0;
 	in->startup_s = C.startup_s;
 	in->control_s = control_s();
+	in->live_s = (double)hp_live_cost_ns() * 1e-9;
 	in->predicted_s = C.pred.total + open_forecast(now);
 	in->z = HP_COST_Z;
 	hp_cost_compute(in, out);
@@ -218,11 +227,17 @@ static int kv_u(struct hp_writer *w, const char *k, uint64_t v, int rc)
 static int cost_write(struct hp_writer *w, void *arg)
 {
 	(void)arg;
-	/* The controller stops here: what follows reads its tables. */
-	C.stop = 1;
-	for (int i = 0; i < 2000 && C.in_tick; i++) {
-		struct timespec ts = {0, 50000};
-		nanosleep(&ts, NULL);
+	/* The final write stops the controller here: what follows reads its
+	 * tables.  A live snapshot must not stop it (the run goes on): it reads
+	 * the tables while the controller may be updating them, which costs at
+	 * most one interval's staleness in a snapshot (every value is one
+	 * aligned 8-byte word). */
+	if (!hp_writing_snapshot()) {
+		C.stop = 1;
+		for (int i = 0; i < 2000 && C.in_tick; i++) {
+			struct timespec ts = {0, 50000};
+			nanosleep(&ts, NULL);
+		}
 	}
 	struct hp_cost_in in;
 	struct hp_cost c;
@@ -244,6 +259,7 @@ static int cost_write(struct hp_writer *w, void *arg)
 	rc = kv_f(w, "sampling.ideal", c.sampling_ideal, rc);
 	rc = kv_f(w, "startup", in.startup_s, rc);
 	rc = kv_f(w, "control", in.control_s, rc);
+	rc = kv_f(w, "live", in.live_s, rc);
 	rc = kv_f(w, "fixed", c.fixed, rc);
 	rc = kv_f(w, "low", c.low, rc);
 	rc = kv_f(w, "high", c.high, rc);
@@ -414,6 +430,7 @@ static void tick(uint64_t now)
 	gather_totals(&tt);
 	double cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID);
 	double ctl = C.ctl_clock_ok ? clock_s(C.ctl_clock) : 0;
+	double live = (double)hp_live_cost_ns() * 1e-9;
 	double hz = hp_calib.tsc_hz > 0 ? hp_calib.tsc_hz : hp_rt.tsc_hz;
 	double pair = pair_s();
 	uint64_t roots = 0, nested = 0;
@@ -430,6 +447,18 @@ static void tick(uint64_t now)
 						   : hp_calib.sample.median) * 1e-9;
 	double sampling = (double)d_taken * ksample + (hz > 0 ? (double)d_handler / hz : 0);
 	double d_ctl = ctl - C.ctl_prev_s;
+	if (d_ctl < 0)
+		d_ctl = 0;
+	/* Live snapshots are process CPU time too: measurement, not the
+	 * program's work.  One lands in an interval every second or so: for the
+	 * budget's floor (what the next interval will cost whatever is
+	 * regulated) their average rate over the run, not this interval's. */
+	double d_live = live - C.live_prev_s;
+	if (d_live < 0)
+		d_live = 0; /* the parent's counter, read before the fork handler reset it */
+	double run_s = (double)(now - C.start_ns) * 1e-9;
+	double live_rate = run_s > 0 && live > 0 ? live / run_s : 0;
+	d_ctl += d_live;
 	double d_cpu = cpu - C.cpu_prev_s;
 	/* Close the interval's prediction (made as rates per second, for
 	 * however long the interval turned out) and learn the observed rates:
@@ -469,7 +498,7 @@ static void tick(uint64_t now)
 	 * the larger of the sampled and the calibrated probe cost). */
 	double cum_cost = C.startup_s + (tdirect > tideal ? tdirect : tideal) +
 			  (double)tt.taken * ksample + (hz > 0 ? (double)tt.handler / hz : 0) +
-			  (ctl > 0 ? ctl : 0);
+			  (ctl > 0 ? ctl : 0) + live;
 
 	C.prev_events = tt.events;
 	C.prev_meas_period = tt.meas_period;
@@ -478,6 +507,7 @@ static void tick(uint64_t now)
 	C.prev_skips = roots + nested;
 	C.cpu_prev_s = cpu;
 	C.ctl_prev_s = ctl;
+	C.live_prev_s = live;
 
 	/* The budget decides who runs in the next interval. */
 	double freq = !strcmp(hp_rt.source_unit, "ns") && hp_rt.period
@@ -499,7 +529,7 @@ static void tick(uint64_t now)
 			.dt = dt,
 			.now_s = (double)(now - C.start_ns) * 1e-9,
 			.work = C.work_rate,
-			.floor = C.cpu_rate * freq * per_sample + (d_ctl > 0 ? d_ctl / dt : 0),
+			.floor = C.cpu_rate * freq * per_sample + (d_ctl - d_live) / dt + live_rate,
 			.pair_s = pair,
 			.cpu_rate = C.cpu_rate,
 			.dcpu = d_cpu,
@@ -546,30 +576,41 @@ static void *controller(void *arg)
 	/* First intervals short, so a program that starts probe-heavy is
 	 * regulated (and its prediction corrected) within milliseconds. */
 	static const long first_ms[] = {5, 5, 10, 20};
-	for (unsigned k = 0; !C.stop; k++) {
-		long ms = k < sizeof(first_ms) / sizeof(first_ms[0]) ? first_ms[k] : HP_COST_TICK_MS;
-		struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
-			;
-		if (C.stop)
-			break;
-		__atomic_store_n(&C.in_tick, 1, __ATOMIC_SEQ_CST);
-		if (!C.stop)
-			tick(hp_now_ns());
-		__atomic_store_n(&C.in_tick, 0, __ATOMIC_SEQ_CST);
-		/* main ended with pthread_exit and its last thread is gone: do
-		 * what glibc does when the last thread exits (it counted us). */
-		if (k % 4 == 3 && !C.stop && hp_only_helpers_left()) {
-			C.running = 0;
-			exit(0);
+	for (;;) {
+		for (unsigned k = 0; !C.stop; k++) {
+			long ms = k < sizeof(first_ms) / sizeof(first_ms[0]) ? first_ms[k] : HP_COST_TICK_MS;
+			struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+			while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+				;
+			if (C.stop)
+				break;
+			__atomic_store_n(&C.in_tick, 1, __ATOMIC_SEQ_CST);
+			if (!C.stop)
+				tick(hp_now_ns());
+			__atomic_store_n(&C.in_tick, 0, __ATOMIC_SEQ_CST);
+			/* main ended with pthread_exit and its last thread is gone:
+			 * do what glibc does when the last thread exits (it counted
+			 * us). */
+			if (k % 4 == 3 && !C.stop && hp_only_helpers_left()) {
+				C.running = 0;
+				exit(0);
+			}
 		}
+		C.ctl_final_s = clock_s(CLOCK_THREAD_CPUTIME_ID);
+		__atomic_store_n(&C.running, 0, __ATOMIC_SEQ_CST);
+		/* hp_cost_resume() may have cleared stop while this thread was
+		 * leaving: whichever of the two sets running first runs the
+		 * controller, so there is always exactly one. */
+		if (__atomic_load_n(&C.stop, __ATOMIC_SEQ_CST) ||
+		    __atomic_exchange_n(&C.running, 1, __ATOMIC_SEQ_CST))
+			break;
 	}
-	C.ctl_final_s = clock_s(CLOCK_THREAD_CPUTIME_ID);
-	C.running = 0;
 	return NULL;
 }
 
 typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+static int controller_spawn(pthread_create_fn real);
 
 static int controller_start(void)
 {
@@ -581,15 +622,24 @@ static int controller_start(void)
 	C.stop = 0;
 	C.start_ns = C.last_ns = hp_now_ns();
 	C.cpu_prev_s = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+	C.running = 1;
+	return controller_spawn(real);
+}
+
+/* The controller thread itself; C.running is already 1 (cleared again if
+ * the thread cannot be created). */
+static int controller_spawn(pthread_create_fn real)
+{
 	pthread_attr_t a;
 	pthread_attr_init(&a);
 	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&a, 64 * 1024);
 	int rc = real(&C.thread, &a, controller, NULL);
 	pthread_attr_destroy(&a);
-	if (rc)
+	if (rc) {
+		__atomic_store_n(&C.running, 0, __ATOMIC_SEQ_CST);
 		return -rc;
-	C.running = 1;
+	}
 	C.ctl_clock_ok = pthread_getcpuclockid(C.thread, &C.ctl_clock) == 0;
 	pthread_setname_np(C.thread, "hyprof-cost");
 	return 0;
@@ -605,6 +655,7 @@ static void state_reset(void)
 	C.rate_sum = C.rate_sq = C.rate_max = 0;
 	C.kappa = 1;
 	C.cpu_rate = 1;
+	C.live_prev_s = (double)hp_live_cost_ns() * 1e-9;
 	C.start_ns = C.last_ns = now;
 	points_reset();
 }
@@ -621,6 +672,19 @@ static void first_forecast(void)
 				     hp_rt.source ? freq : 0, ks, &probes);
 	C.next_probes = probes;
 	C.next_sampling = f - probes;
+}
+
+void hp_cost_resume(void)
+{
+	if (!C.inited || !C.stop)
+		return;
+	__atomic_store_n(&C.stop, 0, __ATOMIC_SEQ_CST);
+	if (__atomic_exchange_n(&C.running, 1, __ATOMIC_SEQ_CST))
+		return; /* the controller had not left yet: it goes on */
+	pthread_create_fn real = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+	if (!real || controller_spawn(real) != 0)
+		hp_log("cost: the controller could not restart after the failed exec: "
+		       "predictions and the budget stay as they were");
 }
 
 static void after_fork_child(void)
@@ -785,8 +849,7 @@ int hp_cost_init(void)
 		return 0;
 	C.inited = 1;
 	C.startup_s = clock_s(CLOCK_PROCESS_CPUTIME_ID);
-	const char *dbg = getenv("HYPROF_BUDGET_DEBUG");
-	C.debug = dbg && *dbg && *dbg != '0';
+	C.debug = hp_rt.cfg.budget_debug; /* HYPROF_BUDGET_DEBUG */
 	int rc = points_init();
 	if (rc) {
 		hp_log("cost: cannot map the probe-point table (%s): no prediction, no budget",
@@ -800,7 +863,10 @@ int hp_cost_init(void)
 	if (rc)
 		hp_log("cost: the overhead budget is off (%s)", strerror(-rc));
 	first_forecast();
-	hp_register_section_writer(cost_write, NULL);
+	/* Also in live snapshots (the cost so far); cost_write() stops the
+	 * controller only in the final write. */
+	if (hp_register_live_section_writer(cost_write, NULL) != 0)
+		hp_register_section_writer(cost_write, NULL);
 	hp_set_summary_hook(hp_cost_summary_hook);
 	pthread_atfork(NULL, NULL, after_fork_child);
 	rc = controller_start();

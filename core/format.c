@@ -143,21 +143,32 @@ static int wflush(struct hp_writer *w)
 	return 0;
 }
 
-/* Append decimal `v` to s (capacity cap, s NUL-terminated).  0 or -1. */
-static int append_u64(char *s, size_t cap, uint64_t v)
+int hp_u64_dec(char *out, uint64_t v, int width)
 {
-	char d[24];
+	char d[20];
 	int k = 0;
 	do {
 		d[k++] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
+	while (k < width && k < (int)sizeof(d))
+		d[k++] = '0';
+	int n = k;
+	for (int o = 0; k;)
+		out[o++] = d[--k];
+	out[n] = 0;
+	return n;
+}
+
+/* Append decimal `v` to s (capacity cap, s NUL-terminated).  0 or -1. */
+static int append_u64(char *s, size_t cap, uint64_t v)
+{
+	char d[21];
+	int k = hp_u64_dec(d, v, 1);
 	size_t len = strlen(s);
 	if (len + (size_t)k + 1 > cap)
 		return -1;
-	while (k)
-		s[len++] = d[--k];
-	s[len] = 0;
+	memcpy(s + len, d, (size_t)k + 1);
 	return 0;
 }
 
@@ -766,80 +777,111 @@ static int parse_thread(struct rd *r, const struct hp_section *s, struct hp_prof
 	return rc;
 }
 
+/* A section of a count and `n` fixed-size records, each followed by its
+ * strings (MODULES, REGIONS), read record by record; every error names the
+ * section, its offset and the record. */
+struct recs {
+	struct rd *r;
+	const uint8_t *p;
+	uint64_t len, off, at;
+	const char *sec;  /* "MODULES" */
+	const char *item; /* "module" */
+	const char *strs; /* what follows a record: "path runs", "names run" */
+	size_t size;      /* of one record */
+};
+
+/* The record count (*n), checked to fit, and *arr = an array of n (at
+ * least one) zeroed elements of `elem` bytes for what they become.
+ * Returns 0, -ENOMEM or rd_err()'s code. */
+static int recs_open(struct recs *q, uint32_t *n, void **arr, size_t elem)
+{
+	if (q->len < 4)
+		return rd_err(q->r, "section %s at byte %llu is too short (file corrupt)", q->sec,
+			      (unsigned long long)q->at);
+	*n = rd32(q->p);
+	if ((uint64_t)*n * q->size > q->len - 4)
+		return rd_err(q->r, "section %s at byte %llu: %u %ss do not fit (file corrupt)", q->sec,
+			      (unsigned long long)q->at, *n, q->item);
+	q->off = 4;
+	*arr = calloc(*n ? *n : 1, elem);
+	return *arr ? 0 : -ENOMEM;
+}
+
+/* Copy record i into rec and make sure the `strings(rec)` bytes after it are
+ * in the section; *str points at them.  Returns 0 or rd_err()'s code. */
+static int recs_next(struct recs *q, uint32_t i, void *rec, uint64_t (*strings)(const void *rec),
+		     const uint8_t **str)
+{
+	if (q->len - q->off < q->size)
+		return rd_err(q->r, "section %s at byte %llu: %s %u is cut (file corrupt)", q->sec,
+			      (unsigned long long)q->at, q->item, i);
+	memcpy(rec, q->p + q->off, q->size);
+	q->off += q->size;
+	uint64_t n = strings(rec);
+	if (n > q->len - q->off)
+		return rd_err(q->r,
+			      "section %s at byte %llu: %s %u: its %s past the section (file corrupt)",
+			      q->sec, (unsigned long long)q->at, q->item, i, q->strs);
+	*str = q->p + q->off;
+	q->off += n;
+	return 0;
+}
+
+static uint64_t module_strings(const void *rec)
+{
+	return ((const struct hp_module_rec *)rec)->path_len;
+}
+
 static int parse_modules(struct rd *r, struct hp_prof *pf, const struct hp_section *s,
 			 uint64_t at)
 {
-	const uint8_t *p = s->data;
-	uint64_t len = s->len;
-	if (len < 4)
-		return rd_err(r, "section MODULES at byte %llu is too short (file corrupt)",
-			      (unsigned long long)at);
-	uint32_t n = rd32(p);
-	if ((uint64_t)n * sizeof(struct hp_module_rec) > len - 4)
-		return rd_err(r, "section MODULES at byte %llu: %u modules do not fit (file corrupt)",
-			      (unsigned long long)at, n);
-	pf->modules = calloc(n ? n : 1, sizeof(*pf->modules));
-	if (!pf->modules)
-		return -ENOMEM;
-	uint64_t off = 4;
+	struct recs q = {r, s->data, s->len, 0, at, "MODULES", "module", "path runs",
+			 sizeof(struct hp_module_rec)};
+	uint32_t n;
+	int rc = recs_open(&q, &n, (void **)&pf->modules, sizeof(*pf->modules));
+	if (rc)
+		return rc;
 	for (uint32_t i = 0; i < n; i++) {
 		struct hp_module *m = &pf->modules[i];
-		if (len - off < sizeof(m->rec))
-			return rd_err(r, "section MODULES at byte %llu: module %u is cut (file corrupt)",
-				      (unsigned long long)at, i);
-		memcpy(&m->rec, p + off, sizeof(m->rec));
-		off += sizeof(m->rec);
-		if (m->rec.path_len > len - off)
-			return rd_err(r,
-				      "section MODULES at byte %llu: path of module %u runs past "
-				      "the section (file corrupt)",
-				      (unsigned long long)at, i);
-		m->path = memdup_str(p + off, m->rec.path_len);
+		const uint8_t *str;
+		if ((rc = recs_next(&q, i, &m->rec, module_strings, &str)))
+			return rc;
+		m->path = memdup_str(str, m->rec.path_len);
 		if (!m->path)
 			return -ENOMEM;
-		off += m->rec.path_len;
 		pf->nmodules = i + 1;
 	}
 	return 0;
 }
 
+static uint64_t region_strings(const void *rec)
+{
+	const struct hp_region_rec *g = rec;
+	return (uint64_t)g->name_len + g->file_len;
+}
+
 static int parse_regions(struct rd *r, struct hp_prof *pf, const struct hp_section *s,
 			 uint64_t at)
 {
-	const uint8_t *p = s->data;
-	uint64_t len = s->len;
-	if (len < 4)
-		return rd_err(r, "section REGIONS at byte %llu is too short (file corrupt)",
-			      (unsigned long long)at);
-	uint32_t n = rd32(p);
-	if ((uint64_t)n * sizeof(struct hp_region_rec) > len - 4)
-		return rd_err(r, "section REGIONS at byte %llu: %u regions do not fit (file corrupt)",
-			      (unsigned long long)at, n);
-	pf->regions = calloc(n ? n : 1, sizeof(*pf->regions));
-	if (!pf->regions)
-		return -ENOMEM;
-	uint64_t off = 4;
+	struct recs q = {r, s->data, s->len, 0, at, "REGIONS", "region", "names run",
+			 sizeof(struct hp_region_rec)};
+	uint32_t n;
+	int rc = recs_open(&q, &n, (void **)&pf->regions, sizeof(*pf->regions));
+	if (rc)
+		return rc;
 	for (uint32_t i = 0; i < n; i++) {
 		struct hp_region_rec rec;
-		if (len - off < sizeof(rec))
-			return rd_err(r, "section REGIONS at byte %llu: region %u is cut (file corrupt)",
-				      (unsigned long long)at, i);
-		memcpy(&rec, p + off, sizeof(rec));
-		off += sizeof(rec);
-		if ((uint64_t)rec.name_len + rec.file_len > len - off)
-			return rd_err(r,
-				      "section REGIONS at byte %llu: names of region %u run past "
-				      "the section (file corrupt)",
-				      (unsigned long long)at, i);
+		const uint8_t *str;
+		if ((rc = recs_next(&q, i, &rec, region_strings, &str)))
+			return rc;
 		struct hp_region *g = &pf->regions[i];
 		g->id = rec.id;
 		g->line = rec.line;
-		g->name = memdup_str(p + off, rec.name_len);
-		g->file = memdup_str(p + off + rec.name_len, rec.file_len);
+		g->name = memdup_str(str, rec.name_len);
+		g->file = memdup_str(str + rec.name_len, rec.file_len);
 		pf->nregions = i + 1;
 		if (!g->name || !g->file)
 			return -ENOMEM;
-		off += (uint64_t)rec.name_len + rec.file_len;
 	}
 	return 0;
 }

@@ -170,6 +170,11 @@ const char *hp_kv_str(const struct hp_kvlist *l, const char *key, const char *de
 /* First section of `type`, or NULL. */
 const struct hp_section *hp_prof_section(const struct hp_prof *p, uint32_t type);
 
+/* v in decimal, at least `width` digits (zero-padded, at most 20), into
+ * out (room for 21 bytes), NUL-terminated.  Returns the number of digits.
+ * Signal-safe (what snprintf is not guaranteed to be). */
+int hp_u64_dec(char *out, uint64_t v, int width);
+
 /* CRC-32 (IEEE), incremental: crc = hp_crc32(crc, p, n), start with 0. */
 uint32_t hp_crc32(uint32_t crc, const void *p, size_t n);
 

@@ -48,8 +48,7 @@ static void setup_costs(int pmode)
 	 * start-up calibration ran (it resolves what the bursts call).
 	 * HYPROF_RECAL_MS=0 turns it off. */
 	hp_probe_g.recal_period = 0;
-	const char *e = getenv("HYPROF_RECAL_MS");
-	double ms = e && *e ? strtod(e, NULL) : 5.0;
+	double ms = hp_rt.cfg.recal_ms;
 	if (pmode == HP_PM_TIMED && hp_calib.done && ms > 0 && hp_calib.tsc_hz > 0)
 		hp_probe_g.recal_period = (uint64_t)(ms * 1e-3 * hp_calib.tsc_hz);
 }

@@ -64,23 +64,46 @@ static int recv_done(struct hp_mt *mt, struct hp_req *r, MPI_Status *st, struct 
 		*user = n > 0 ? (uint64_t)n : 0;
 		return 0;
 	}
+	/* r->bytes is the receive's capacity: a truncated message reports its
+	 * whole length in the status (Open MPI) while only the capacity
+	 * arrived, so no copy goes past it */
 	if (n < (int)hp_mpi.pb_size) {
-		mt->tot.untracked++;
-		if (r->scheme == HP_SCH_PACKED && n > 0)
-			memcpy(r->ubuf, r->stage, (size_t)n);
+		if (!r->delivered) {
+			mt->tot.untracked++;
+			if (r->scheme == HP_SCH_PACKED && n > 0)
+				memcpy(r->ubuf, r->stage, (uint64_t)n < r->bytes ? (size_t)n : (size_t)r->bytes);
+		}
+		r->delivered = 1;
 		*user = n > 0 ? (uint64_t)n : 0;
 		return 0;
 	}
 	*user = (uint64_t)n - hp_mpi.pb_size;
-	if (r->scheme == HP_SCH_PACKED) {
-		memcpy(pb, r->stage, hp_mpi.pb_size);
+	if (r->scheme == HP_SCH_PACKED && !r->delivered) {
+		/* the piggyback goes to the request's slot too, where a
+		 * completion after MPI_Request_get_status finds it */
+		memcpy(&r->pb, r->stage, hp_mpi.pb_size);
 		if (*user)
-			memcpy(r->ubuf, r->stage + hp_mpi.pb_size, *user);
-	} else {
-		memcpy(pb, &r->pb, hp_mpi.pb_size);
+			memcpy(r->ubuf, r->stage + hp_mpi.pb_size, *user < r->bytes ? *user : r->bytes);
 	}
+	r->delivered = 1;
+	memcpy(pb, &r->pb, hp_mpi.pb_size);
 	hp_status_set_bytes(st, (int)*user);
 	return 1;
+}
+
+/* A receive that completed in error: with MPI_ERR_TRUNCATE the buffer holds
+ * the message's first `capacity` bytes, as without the wrappers, and the
+ * status counts the user's bytes; no rule (the message is not what the
+ * program expected).  Other errors leave the buffer undefined. */
+static void recv_failed(struct hp_call *c, struct hp_req *r, MPI_Status *st, int err)
+{
+	if (err != MPI_ERR_TRUNCATE || !r->active || (r->kind != HP_RQ_RECV && r->kind != HP_RQ_PRECV) ||
+	    st->MPI_SOURCE == MPI_PROC_NULL)
+		return;
+	struct hp_pb pb;
+	uint64_t user;
+	recv_done(c->mt, r, st, &pb, &user);
+	c->bytes += user;
 }
 
 void hp_complete_one(struct hp_call *c, struct hp_compl *k, struct hp_req *r, MPI_Status *st)
@@ -192,6 +215,14 @@ static void finish_one(struct hp_call *c, struct hp_compl *k, struct hp_req_clai
 	retire(cl);
 }
 
+/* The request completed with error `err`: what a truncated receive
+ * delivers, then forget it. */
+static void finish_failed(struct hp_call *c, struct hp_req_claim *cl, MPI_Status *st, int err)
+{
+	recv_failed(c, cl->r, st, err);
+	retire(cl);
+}
+
 /* ---- the wrappers ---------------------------------------------------------------- */
 
 int hp_w_wait(struct hp_call *c, __typeof__(&PMPI_Wait) pmpi, MPI_Request *request, MPI_Status *status)
@@ -207,8 +238,8 @@ int hp_w_wait(struct hp_call *c, __typeof__(&PMPI_Wait) pmpi, MPI_Request *reque
 		hp_complete_begin(c, &k);
 		if (rc == MPI_SUCCESS)
 			finish_one(c, &k, &cl, st);
-		else if (*request == MPI_REQUEST_NULL)
-			retire(&cl); /* completed in error */
+		else if (*request == MPI_REQUEST_NULL || rc == MPI_ERR_TRUNCATE)
+			finish_failed(c, &cl, st, rc); /* completed in error */
 		else
 			hp_req_unclaim(&cl);
 		hp_complete_end(c, &k);
@@ -230,8 +261,8 @@ int hp_w_test(struct hp_call *c, __typeof__(&PMPI_Test) pmpi, MPI_Request *reque
 		hp_complete_begin(c, &k);
 		if (rc == MPI_SUCCESS && *flag)
 			finish_one(c, &k, &cl, st);
-		else if (rc != MPI_SUCCESS && *request == MPI_REQUEST_NULL)
-			retire(&cl);
+		else if (rc != MPI_SUCCESS && (*request == MPI_REQUEST_NULL || rc == MPI_ERR_TRUNCATE))
+			finish_failed(c, &cl, st, rc); /* completed in error */
 		else
 			hp_req_unclaim(&cl);
 		hp_complete_end(c, &k);
@@ -257,7 +288,7 @@ static void finish_all(struct hp_call *c, struct hp_req_claim *cl, int n, MPI_St
 			else if (sts[i].MPI_ERROR == MPI_ERR_PENDING)
 				hp_req_unclaim(&cl[i]);
 			else
-				retire(&cl[i]);
+				finish_failed(c, &cl[i], &sts[i], sts[i].MPI_ERROR);
 		} else {
 			hp_req_unclaim(&cl[i]);
 		}
@@ -311,7 +342,7 @@ static void finish_index(struct hp_call *c, struct hp_req_claim *cl, int n, int 
 		if (i == idx && rc == MPI_SUCCESS)
 			finish_one(c, &k, &cl[i], st);
 		else if (i == idx)
-			retire(&cl[i]); /* completed in error */
+			finish_failed(c, &cl[i], st, rc); /* completed in error */
 		else
 			hp_req_unclaim(&cl[i]);
 	}
@@ -372,7 +403,7 @@ int hp_w_waitsome(struct hp_call *c, __typeof__(&PMPI_Waitsome) pmpi, int incoun
 			if (rc == MPI_SUCCESS || sts[j].MPI_ERROR == MPI_SUCCESS)
 				finish_one(c, &k, &cl[i], &sts[j]);
 			else
-				retire(&cl[i]);
+				finish_failed(c, &cl[i], &sts[j], sts[j].MPI_ERROR);
 		}
 	}
 	unclaim_rest(cl, incount);
@@ -390,14 +421,20 @@ int hp_w_request_get_status(struct hp_call *c, __typeof__(&PMPI_Request_get_stat
 	int rc = pmpi(request, flag, st);
 	hp_call_t2(c);
 	if (known) {
-		/* the request stays: only the status the user sees is fixed */
+		/* The request stays, but the operation is complete: the user may
+		 * read the buffer now, so a packed receive's data is copied out
+		 * (once: the completion that follows takes the piggyback from the
+		 * request and does not copy again), and the status is fixed.  The
+		 * rule waits for the call that completes the request. */
+		struct hp_req *r = cl.r;
 		int cancelled = 0;
-		if (rc == MPI_SUCCESS && *flag && status != MPI_STATUS_IGNORE && cl.r->active &&
-		    cl.r->scheme != HP_SCH_NONE &&
-		    (cl.r->kind == HP_RQ_RECV || cl.r->kind == HP_RQ_PRECV) &&
-		    st->MPI_SOURCE != MPI_PROC_NULL && PMPI_Test_cancelled(st, &cancelled) == MPI_SUCCESS &&
-		    !cancelled)
-			hp_status_fix(st);
+		if (rc == MPI_SUCCESS && *flag && r->active && r->scheme != HP_SCH_NONE &&
+		    (r->kind == HP_RQ_RECV || r->kind == HP_RQ_PRECV) && st->MPI_SOURCE != MPI_PROC_NULL &&
+		    PMPI_Test_cancelled(st, &cancelled) == MPI_SUCCESS && !cancelled) {
+			struct hp_pb pb;
+			uint64_t user;
+			recv_done(c->mt, r, st, &pb, &user);
+		}
 		hp_req_unclaim(&cl);
 	}
 	return rc;
@@ -448,10 +485,11 @@ int hp_w_request_free(struct hp_call *c, __typeof__(&PMPI_Request_free) pmpi, MP
 			hp_req_release(&cl);
 			if (r->st_owned && r->st != MPI_DATATYPE_NULL)
 				PMPI_Type_free(&r->st);
-			if (!r->active)
+			if (!r->active || r->scheme == HP_SCH_NONE)
 				hp_req_free(r);
 			/* else: an active request (struct scheme, or persistent and
-			 * started) whose piggyback slot is part of a message still
+			 * started, or packed when no orphan could be allocated) whose
+			 * piggyback slot or staging buffer is part of a message still
 			 * in flight: the object is left allocated */
 		} else {
 			hp_req_unclaim(&cl);

@@ -52,7 +52,10 @@
  * Intermediate values (Appendix A): each thread publishes its state after
  * every event in one of two slots under a sequence count, so the section
  * writer (signal handler, live-snapshot thread) always reads a consistent
- * (len, share[], net[]).
+ * (len, share[], net[]) with the event's time: the section also gives the
+ * wall the path covers (from MPI_Init to the process's latest event, the
+ * longest rank's after MPI_Finalize), which the report sets the length
+ * against.
  *
  * Callbacks run in the thread that made the MPI call, inside the wrappers;
  * the section writer is signal-safe (reads only).
@@ -134,6 +137,7 @@ static struct {
 	int kcap;                     /* functions carried (slots on the wire) */
 	int auto_;                    /* auto selection */
 	int kcap_only;                /* the ranks disagree: slots carried, nothing selected */
+	const char *why_none;         /* auto: why nothing was selected (the agreement failed) */
 	int timed;                    /* probes are timed: shares are measured */
 	char spec[1024];
 	uint32_t gen;                 /* selection generation (atomic) */
@@ -158,8 +162,8 @@ static struct {
 	uint32_t g_nkeys[HP_CP_MAXF];
 	uint64_t g_events, g_adopted;
 	int64_t g_cost_ns;
+	int64_t g_wall;               /* the longest rank's wall from MPI_Init to MPI_Finalize */
 	struct cp_thr *threads;       /* every thread with a state (newest first) */
-	uint32_t nthreads;
 } cp = {.comm = MPI_COMM_NULL, .g_rank = -1};
 
 static __thread struct cp_thr *cp_tls __attribute__((tls_model("initial-exec")));
@@ -494,7 +498,6 @@ static struct cp_thr *thr_new(struct hp_mt *mt, uint64_t t1)
 	do
 		s->next = head;
 	while (!__atomic_compare_exchange_n(&cp.threads, &head, s, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
-	__atomic_add_fetch(&cp.nthreads, 1, __ATOMIC_RELAXED);
 	cp_tls = s;
 	return s;
 }
@@ -691,20 +694,31 @@ static inline struct cp_thr *self(struct hp_mt **mtp)
 }
 
 /* The callbacks time themselves on one event in COST_EVERY and charge the
- * mean to the call (o_p and x_p through the wrappers, tot.pb_cyc). */
-static inline uint64_t cost_begin(struct cp_thr *s)
+ * mean to the call (o_p and x_p through the wrappers, tot.pb_cyc), once per
+ * event: a callback that continues the call's event (the receive half of a
+ * Sendrecv, the other messages of a Waitall: a merge of 1 + 2K words) is
+ * neither timed nor charged.  Not the first events of the thread either:
+ * they page in its index. */
+struct cost {
+	uint64_t c0;  /* TSC at the start, 0: not timed */
+	int fresh;    /* the callback starts an event */
+};
+static inline struct cost cost_begin(const struct cp_thr *s, uint64_t t1)
 {
-	/* not the first events of the thread: they page in its index */
-	return s->events % COST_EVERY == 4 ? hp_rdtsc() : 0;
+	struct cost c = {0, t1 != s->last_t1};
+	if (c.fresh && s->events % COST_EVERY == 4)
+		c.c0 = hp_rdtsc();
+	return c;
 }
-static inline void cost_end(struct cp_thr *s, struct hp_mt *mt, uint64_t c0)
+static inline void cost_end(struct cp_thr *s, struct hp_mt *mt, struct cost c)
 {
-	if (c0) {
-		s->cost_cyc += hp_rdtsc() - c0;
+	if (c.c0) {
+		s->cost_cyc += hp_rdtsc() - c.c0;
 		s->cost_n++;
 		s->cost_mean = s->cost_cyc / s->cost_n;
 	}
-	hp_charge_pb(mt->call, s->cost_mean);
+	if (c.fresh)
+		hp_charge_pb(mt->call, s->cost_mean);
 }
 
 static void cb_send(struct hp_pb *pb)
@@ -715,7 +729,7 @@ static void cb_send(struct hp_pb *pb)
 		memset(&pb->cp_len_ns, 0, sizeof(int64_t) * (size_t)(1 + 2 * cp.kcap));
 		return;
 	}
-	uint64_t c0 = cost_begin(s);
+	struct cost c0 = cost_begin(s, mt->call->t1);
 	struct cp_snap *b = event(s, mt->call->t1);
 	snap_publish(s, b);
 	fill(pb, b);
@@ -730,7 +744,7 @@ static void cb_recv(const struct hp_pb *pb, int src_world)
 	struct cp_thr *s = self(&mt);
 	if (!s)
 		return;
-	uint64_t c0 = cost_begin(s);
+	struct cost c0 = cost_begin(s, mt->call->t1);
 	struct cp_snap *b = event(s, mt->call->t1);
 	merge(s, b, pb);
 	snap_publish(s, b);
@@ -777,7 +791,7 @@ static void cb_coll_in(struct hp_pb *pb)
 		pb->cp_coll[1] = 0;
 		return;
 	}
-	uint64_t c0 = cost_begin(s);
+	struct cost c0 = cost_begin(s, mt->call->t1);
 	struct cp_snap *b = event(s, mt->call->t1);
 	snap_publish(s, b);
 	fill(pb, b);
@@ -793,7 +807,7 @@ static void cb_coll_out(const struct hp_pb *pb)
 	struct cp_thr *s = self(&mt);
 	if (!s)
 		return;
-	uint64_t c0 = cost_begin(s);
+	struct cost c0 = cost_begin(s, mt->call->t1);
 	uint64_t t1 = mt->call->t1;
 	struct cp_snap *b = event(s, t1);
 	merge(s, b, pb);
@@ -804,7 +818,7 @@ static void cb_coll_out(const struct hp_pb *pb)
 		uint64_t a0 = hp_rdtsc();
 		agree(s, b, t1);
 		hp_charge_pb(mt->call, hp_rdtsc() - a0); /* once: not an event's cost */
-		c0 = 0;
+		c0.c0 = 0;
 	}
 	snap_publish(s, b);
 	cost_end(s, mt, c0);
@@ -961,6 +975,7 @@ static void agree(struct cp_thr *s, struct cp_snap *b, uint64_t t1)
 	if (PMPI_Allgather(agree_mine, (int)(C * sizeof(struct cand)), MPI_BYTE, agree_all,
 			   (int)(C * sizeof(struct cand)), MPI_BYTE, cp.comm) != MPI_SUCCESS) {
 		hp_log("critical path: the ranks' candidates could not be exchanged: nothing selected");
+		cp.why_none = "none: the ranks' candidates could not be exchanged";
 		free(ms.m);
 		return;
 	}
@@ -986,6 +1001,8 @@ static void agree(struct cp_thr *s, struct cp_snap *b, uint64_t t1)
 	}
 	name_items(&ms, mod_of, off, k);
 	free(ms.m);
+	if (!k)
+		cp.why_none = "none: no instrumented function had own time when the ranks agreed";
 	cp.start_len = b->len;
 	cp.sel_tsc = t1;
 	__atomic_store_n(&cp.k, k, __ATOMIC_RELEASE);
@@ -997,7 +1014,7 @@ static void agree(struct cp_thr *s, struct cp_snap *b, uint64_t t1)
 
 static void cp_init(void)
 {
-	cp.t_start = hp_rdtsc();
+	__atomic_store_n(&cp.t_start, hp_rdtsc(), __ATOMIC_RELEASE);
 	if (PMPI_Comm_dup(MPI_COMM_WORLD, &cp.comm) != MPI_SUCCESS)
 		cp.comm = MPI_COMM_NULL;
 	cp.timed = hp_rt.cfg.mode == HP_MODE_MEASURED;
@@ -1037,6 +1054,7 @@ static void cp_init(void)
 				hp_log("critical path: no memory for the auto selection on some rank: "
 				       "only the path length is tracked");
 			cp.selected = 1; /* never agree */
+			cp.why_none = "none: no memory for the auto selection on some rank";
 		}
 	} else if (cp.auto_) {
 		cp.selected = 1; /* auto:0: the length only */
@@ -1098,6 +1116,7 @@ struct cp_proc {
 	uint32_t nkeys[HP_CP_MAXF];
 	uint64_t events, sends, recvs, colls, adopted, cost_n, cost_cyc;
 	int nthreads;
+	int64_t wall;                 /* from MPI_Init to the process's latest event, ns */
 };
 
 static void proc_state(struct cp_proc *p)
@@ -1110,6 +1129,8 @@ static void proc_state(struct cp_proc *p)
 		if (snap_read(s, &v))
 			continue;
 		p->nthreads++;
+		if (v.tsc > cp.t_start && cyc2ns(v.tsc - cp.t_start) > p->wall)
+			p->wall = cyc2ns(v.tsc - cp.t_start);
 		if (v.len > p->len) {
 			p->len = v.len;
 			p->thread = (int)s->mt->index;
@@ -1135,7 +1156,7 @@ static void proc_state(struct cp_proc *p)
 
 /* The final reduction over the ranks. */
 struct fin {
-	int64_t len, rank, start;
+	int64_t len, rank, start, wall;
 	int64_t share[HP_CP_MAXF], net[HP_CP_MAXF], busy[HP_CP_MAXF];
 	/* summed */
 	int64_t nkeys[HP_CP_MAXF];
@@ -1155,6 +1176,8 @@ static void fin_op(void *in_, void *io_, int *len, MPI_Datatype *t)
 		}
 		if (in->start > io->start)
 			io->start = in->start;
+		if (in->wall > io->wall)
+			io->wall = in->wall;
 		for (int f = 0; f < HP_CP_MAXF; f++) {
 			if (in->net[f] > io->net[f])
 				io->net[f] = in->net[f];
@@ -1185,6 +1208,7 @@ static void cp_fini(void)
 	mine.len = p.len;
 	mine.rank = hp_mpi.rank;
 	mine.start = cp.selected || !cp.auto_ ? cp.start_len : -1;
+	mine.wall = p.wall;
 	memcpy(mine.share, p.share, sizeof(mine.share));
 	memcpy(mine.net, p.net, sizeof(mine.net));
 	memcpy(mine.busy, p.busy, sizeof(mine.busy));
@@ -1214,6 +1238,7 @@ static void cp_fini(void)
 	cp.g_len = all.len;
 	cp.g_rank = (int)all.rank;
 	cp.g_start = all.start;
+	cp.g_wall = all.wall;
 	memcpy(cp.g_share, all.share, sizeof(cp.g_share));
 	memcpy(cp.g_net, all.net, sizeof(cp.g_net));
 	memcpy(cp.g_busy, all.busy, sizeof(cp.g_busy));
@@ -1238,7 +1263,9 @@ struct kv {
 static int cp_write(struct hp_writer *w, void *arg)
 {
 	(void)arg;
-	if (!cp.registered)
+	/* nothing before MPI_Init's set-up (or when the ranks did not agree on
+	 * the piggyback: the wrappers said why): no path to report */
+	if (!cp.registered || !__atomic_load_n(&cp.t_start, __ATOMIC_ACQUIRE))
 		return 0;
 	struct cp_proc p;
 	proc_state(&p);
@@ -1257,11 +1284,12 @@ static int cp_write(struct hp_writer *w, void *arg)
 				unresolved[ul] = '\0';
 			}
 		}
-	const char *shares = cp.kcap_only  ? "none: the ranks were given different selections"
-			     : !cp.kcap	    ? "none: the length only"
-			     : !cp.timed    ? "none: probes not timed (use --mode measured)"
-			     : !cp.selected && cp.auto_ ? "none yet: the auto selection is pending"
-							: "measured";
+	const char *shares = cp.kcap_only		  ? "none: the ranks were given different selections"
+			     : !cp.kcap			  ? "none: the length only"
+			     : !cp.timed			  ? "none: probes not timed (use --mode measured)"
+			     : cp.auto_ && cp.why_none	  ? cp.why_none
+			     : cp.auto_ && !cp.selected ? "none yet: the auto selection is pending"
+							  : "measured";
 	double hz = hp_mpi.tsc_hz > 0 ? hp_mpi.tsc_hz : 1e9;
 	int64_t sel_ns = !cp.auto_ ? 0 : k ? (int64_t)((double)(cp.sel_tsc - cp.t_start) * 1e9 / hz) : -1;
 	struct kv kv[] = {
@@ -1278,6 +1306,7 @@ static int cp_write(struct hp_writer *w, void *arg)
 		{"threads", HP_KV_U64, NULL, (uint64_t)p.nthreads, 0},
 		{"length_ns", HP_KV_I64, NULL, 0, p.len},
 		{"length_thread", HP_KV_I64, NULL, 0, p.thread},
+		{"wall_ns", HP_KV_I64, NULL, 0, p.wall},
 		{"start_ns", HP_KV_I64, NULL, 0, cp.auto_ && !k ? -1 : cp.start_len},
 		{"selected_at_ns", HP_KV_I64, NULL, 0, sel_ns},
 		{"events", HP_KV_U64, NULL, p.events, 0},
@@ -1293,8 +1322,9 @@ static int cp_write(struct hp_writer *w, void *arg)
 		{"g_events", HP_KV_U64, NULL, cp.g_events, 0},
 		{"g_adopted", HP_KV_U64, NULL, cp.g_adopted, 0},
 		{"g_cost_event_ns", HP_KV_I64, NULL, 0, cp.g_cost_ns},
+		{"g_wall_ns", HP_KV_I64, NULL, 0, cp.g_wall},
 	};
-	size_t nkv = sizeof(kv) / sizeof(kv[0]) - (fin ? 0 : 6); /* g_*: final only */
+	size_t nkv = sizeof(kv) / sizeof(kv[0]) - (fin ? 0 : 7); /* g_*: final only */
 	size_t kvlen = 0;
 	for (size_t i = 0; i < nkv; i++)
 		kvlen += hp_kv_size(kv[i].key, kv[i].type == HP_KV_STR ? strlen(kv[i].s) : 8);

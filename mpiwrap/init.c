@@ -133,8 +133,7 @@ static uint64_t node_id(void)
  * across CPUs; then send times of ranks on this node can be compared. */
 static int tsc_is_clock(void)
 {
-	const char *v = getenv("HYPROF_MPI_CLOCK");
-	if (v && !strcmp(v, "0"))
+	if (hp_rt.initialized && !hp_rt.cfg.mpi_clock) /* HYPROF_MPI_CLOCK=0 */
 		return 0;
 	char cs[64] = "";
 	int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource", O_RDONLY | O_CLOEXEC);
@@ -165,19 +164,11 @@ static int own_text(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-static size_t env_size(const char *name, size_t def, size_t max)
+/* HYPROF_MPI_PACK_MAX and HYPROF_MPI_REQUESTS come from the runtime's
+ * config (runtime/config.c checks them); the defaults if it never started. */
+static size_t cfg_size(uint64_t v, size_t def)
 {
-	const char *v = getenv(name);
-	if (!v || !*v)
-		return def;
-	char *end;
-	unsigned long long n = strtoull(v, &end, 10);
-	if (*end || n > max) {
-		hp_log("mpi: %s=%s is not a number up to %llu: using %llu", name, v,
-		       (unsigned long long)max, (unsigned long long)def);
-		return def;
-	}
-	return (size_t)n;
+	return hp_rt.initialized ? (size_t)v : def;
 }
 
 static int decide_mode(void)
@@ -207,7 +198,7 @@ static void setup(void)
 	}
 	hp_mpi.ns_per_cyc = 1e9 / hp_mpi.tsc_hz;
 	hp_mpi.cyc_per_ns = hp_mpi.tsc_hz / 1e9;
-	hp_mpi.pack_max = env_size("HYPROF_MPI_PACK_MAX", HP_PACK_MAX_DEFAULT, 1u << 30);
+	hp_mpi.pack_max = cfg_size(hp_rt.cfg.mpi_pack_max, HP_PACK_MAX_DEFAULT);
 
 	/* every rank must agree on what messages carry */
 	int comp = decide_mode();
@@ -243,7 +234,7 @@ static void setup(void)
 	if (!hp_mpi.nodes)
 		hp_mpi.clock_ok = 0;
 
-	if (hp_reqtab_init((uint32_t)env_size("HYPROF_MPI_REQUESTS", 1u << 16, 1u << 26)) != 0)
+	if (hp_reqtab_init((uint32_t)cfg_size(hp_rt.cfg.mpi_requests, 1u << 16)) != 0)
 		hp_log("mpi: no memory for the request table: requests go to the slow list");
 	hp_comm_init();
 

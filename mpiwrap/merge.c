@@ -15,8 +15,11 @@
  *
  * Rank 0 writes the merged profile, flagged HP_FILE_MERGED, as
  * <out>/<program>.merged.<pid>.hyp (docs/mpi.md, "Merged profiles").
- * Without --per-rank the per-rank files go to <out>/.hyprof-ranks/, out of
- * the report's way.
+ * Without --per-rank the per-rank files go to <out>/.hyprof-ranks/ once the
+ * merged file exists (else they stay where they are: they are the profile);
+ * the report sums the merged file and reads the per-rank files of the ranks
+ * it lists (HP_SEC_MPI_RANKS: rank, pid) only for their own trees (--ranks),
+ * wherever they are (tools/model.c).
  *
  * Not signal-safe (allocates, reads and writes files).  Runs in the thread
  * that called MPI_Finalize, before the real MPI_Finalize.
@@ -1284,8 +1287,7 @@ int hp_merge_at_finalize(void)
 {
 	if (!hp_mpi.initialized || hp_mpi.size < 1)
 		return 0;
-	const char *v = getenv("HYPROF_MPI_MERGE");
-	if (v && !strcmp(v, "0"))
+	if (hp_rt.initialized && !hp_rt.cfg.mpi_merge) /* HYPROF_MPI_MERGE=0 */
 		return 0;
 	char dir[sizeof(hp_rt.out_dir)];
 	snprintf(dir, sizeof(dir), "%s", hp_rt.out_dir[0] ? hp_rt.out_dir : ".");
@@ -1300,12 +1302,21 @@ int hp_merge_at_finalize(void)
 	struct mimg img;
 	memset(&img, 0, sizeof(img));
 	struct hp_prof *p = NULL;
-	char path[PATH_MAX] = "", err[256] = "";
-	int ok = hp_write_profile(0, "mpi-finalize") == 0 && own_file(dir, path, sizeof(path)) == 0 &&
-		 hp_prof_read(path, &p, err, sizeof(err)) == 0 && own_image(&img, p, hp_mpi.rank) == 0;
+	char path[PATH_MAX] = "", err[PATH_MAX + 256] = "";
+	int wrc = hp_write_profile(0, "mpi-finalize"), frc = 0;
+	if (wrc)
+		snprintf(err, sizeof(err), "writing it failed: %s", strerror(wrc < 0 ? -wrc : wrc));
+	else if ((frc = own_file(dir, path, sizeof(path))) != 0)
+		snprintf(err, sizeof(err), "no file *.%05d.%d.hyp in %.4000s: %s", hp_mpi.rank,
+			 (int)getpid(), dir, strerror(-frc));
+	int ok = !wrc && !frc && hp_prof_read(path, &p, err, sizeof(err)) == 0;
+	if (ok && own_image(&img, p, hp_mpi.rank) != 0) {
+		snprintf(err, sizeof(err), "%s: out of memory", path);
+		ok = 0;
+	}
 	if (!ok) {
 		hp_log("mpi: rank %d cannot add its profile to the merge (%s); the merged profile will lack it",
-		       hp_mpi.rank, err[0] ? err : path[0] ? path : "no profile written");
+		       hp_mpi.rank, err[0] ? err : "no profile written");
 		img_free(&img);
 		memset(&img, 0, sizeof(img));
 		img.missing = 1;
@@ -1355,15 +1366,19 @@ int hp_merge_at_finalize(void)
 			hp_log("mpi: rank 0 has no profile of its own: no merged profile written");
 		}
 	}
-	uint64_t ns = now_ns() - t0;
-	PMPI_Bcast(&ns, 1, MPI_UINT64_T, 0, comm); /* everyone reports rank 0's figure */
-	hp_mpi.merge_ns = ns;
+	/* everyone reports rank 0's figure, and learns whether the merged file
+	 * exists: without it the per-rank files are the profile */
+	uint64_t res[2] = {now_ns() - t0, hp_mpi.rank == 0 && !sent && p && rc == 0};
+	PMPI_Bcast(res, 2, MPI_UINT64_T, 0, comm);
+	hp_mpi.merge_ns = res[0];
+	int written = res[1] != 0;
 	PMPI_Comm_free(&comm);
 
 	/* 4. per-rank files: kept beside the merged one with --per-rank, else
 	 * out of the way (the runtime writes this process's file again at
-	 * exit, into the directory it is given here) */
-	if (!hp_rt.cfg.per_rank && ok) {
+	 * exit, into the directory it is given here).  A rank whose profile
+	 * the merge lacks keeps its file in place: the report adds it. */
+	if (!hp_rt.cfg.per_rank && ok && written) {
 		char hidden[sizeof(hp_rt.out_dir)];
 		int n = snprintf(hidden, sizeof(hidden), "%s/.hyprof-ranks", dir);
 		if (n > 0 && (size_t)n < sizeof(hidden) && (mkdir(hidden, 0755) == 0 || errno == EEXIST)) {

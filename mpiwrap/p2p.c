@@ -216,18 +216,21 @@ static uint64_t recv_finish(struct hp_call *c, struct recv_plan *p, MPI_Status *
 	*ok = 0;
 	hp_charge_pb(c, p->cost);
 	int n = hp_status_bytes(st);
+	/* A truncated message (MPI_ERR_TRUNCATE) reports its whole length in
+	 * the status (Open MPI) while only the buffer's capacity arrived: every
+	 * copy out of the staging buffer stops at the user's capacity. */
 	if (n == MPI_UNDEFINED || n < (int)hp_mpi.pb_size) {
 		/* not one of ours: a sender without hyprof, or an empty message */
 		mt->tot.untracked++;
 		if (p->packed && n > 0 && n != MPI_UNDEFINED)
-			memcpy(p->ubuf, p->stage, (size_t)n);
+			memcpy(p->ubuf, p->stage, (size_t)n < p->cap ? (size_t)n : p->cap);
 		return n > 0 && n != MPI_UNDEFINED ? (uint64_t)n : 0;
 	}
 	uint64_t user = (uint64_t)n - hp_mpi.pb_size;
 	if (p->packed) {
 		memcpy(p->slot, p->stage, hp_mpi.pb_size);
 		if (user)
-			memcpy(p->ubuf, p->stage + hp_mpi.pb_size, user);
+			memcpy(p->ubuf, p->stage + hp_mpi.pb_size, user < p->cap ? user : p->cap);
 	}
 	hp_status_set_bytes(st, (int)user);
 	*ok = 1;
@@ -802,6 +805,7 @@ static void start_one(struct hp_call *c, struct hp_req *r)
 {
 	struct hp_mt *mt = c->mt;
 	r->active = 1;
+	r->delivered = 0;
 	if (r->kind == HP_RQ_PSEND) {
 		if (r->scheme == HP_SCH_STRUCT) {
 			hp_pb_fill(mt, &r->pb, c->t0, hp_mpi.pbc_struct_send);

@@ -55,6 +55,10 @@ struct hp_req {
 	struct hp_reqpool *pool;     /* owner */
 	struct hp_req *next;         /* free lists */
 	uint8_t kind, scheme, any_source, active;
+	uint8_t delivered;           /* receive: this activation's message was taken in
+	                              * (packed: data and piggyback copied out of `stage`)
+	                              * by MPI_Request_get_status; the completion must
+	                              * not copy again nor count it twice */
 	int tag;                     /* as posted (may be MPI_ANY_TAG) */
 	int peer;                    /* as posted, communicator rank (may be ANY_SOURCE) */
 	MPI_Comm comm;

@@ -83,9 +83,14 @@ static double measure_tsc_hz(void)
 	return n1 > n0 ? (double)(c1 - c0) * 1e9 / (double)(n1 - n0) : 0.0;
 }
 
+static void log_config_line(const char *line, void *arg)
+{
+	(void)arg;
+	hp_log("%s", line);
+}
+
 static void start(void)
 {
-	char err[512];
 	hp_process_resolve();
 	hp_thread_resolve();
 	hp_rt.pid = getpid();
@@ -93,8 +98,11 @@ static void start(void)
 	hp_rt.start_tsc = hp_rdtsc();
 	hp_fmt(hp_rt.program, sizeof(hp_rt.program), "%s", program_invocation_short_name);
 	rank_from_env();
-	if (hp_config_load(&hp_rt.cfg, err, sizeof(err))) {
-		hp_log("%s; %s runs unprofiled", err, hp_rt.program);
+	/* A bad value is logged and replaced by its default; only an output
+	 * directory that cannot be named at all stops the profile. */
+	hp_config_load_warn(&hp_rt.cfg, log_config_line, NULL);
+	if (!hp_rt.cfg.output[0]) {
+		hp_log("no output directory; %s runs unprofiled", hp_rt.program);
 		return;
 	}
 	hp_fmt(hp_rt.out_dir, sizeof(hp_rt.out_dir), "%s", hp_rt.cfg.output);

@@ -64,8 +64,6 @@
 #include "runtime/state.h"
 #include "runtime/writer.h"
 
-#define LIVE_MIN_INTERVAL 0.05
-#define LIVE_MAX_INTERVAL 86400.0
 #define LIVE_STACK (256 * 1024)
 #define LIVE_STOP_WAIT_MS 2000
 
@@ -115,45 +113,6 @@ static void wake(int *word)
 	futex(word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1 << 30, NULL, 0);
 }
 
-/* strerror() may translate (locale, malloc): not in signal context. */
-static const char *errtext(int e)
-{
-	switch (e) {
-	case ENOSPC: return "no space left on device";
-	case EDQUOT: return "disk quota exceeded";
-	case EACCES: return "permission denied";
-	case EPERM: return "operation not permitted";
-	case EROFS: return "read-only file system";
-	case ENOENT: return "no such file or directory";
-	case ENOTDIR: return "a path component is not a directory";
-	case ENAMETOOLONG: return "file name too long";
-	case EIO: return "I/O error";
-	case EBUSY: return "the profile writer was busy for 10 s";
-	case EDEADLK: return "a signal arrived while this thread was writing";
-	case EMFILE: return "too many open files";
-	}
-	return "error";
-}
-
-/* HYPROF_LIVE_INTERVAL in ns: seconds, decimal, 0.05 to 86400. */
-static uint64_t interval_from_env(void)
-{
-	const char *v = getenv("HYPROF_LIVE_INTERVAL");
-	double s = HP_LIVE_DEFAULT_INTERVAL;
-	if (v && *v) {
-		char *end;
-		errno = 0;
-		double x = strtod(v, &end);
-		if (errno || *end || !isfinite(x) || x < LIVE_MIN_INTERVAL || x > LIVE_MAX_INTERVAL)
-			hp_log("HYPROF_LIVE_INTERVAL='%s' is not a number of seconds from 0.05 to 86400: "
-			       "live statistics every 1 s",
-			       v);
-		else
-			s = x;
-	}
-	return (uint64_t)(s * 1e9 + 0.5);
-}
-
 /* <live dir>/<profile file name>.  The directory is fixed at start
  * (<out_dir>/.live): the MPI merge later points out_dir at a hidden
  * directory for the per-rank files, and the live file must not move.  The
@@ -198,7 +157,7 @@ static int snapshot(int on_thread)
 			L.last_err = rc;
 			hp_log("live statistics not written to %s: %s (errno %d); the profile at exit is "
 			       "not affected",
-			       path, errtext(-rc), -rc);
+			       path, hp_write_strerror(-rc), -rc);
 		}
 		return rc;
 	}
@@ -361,7 +320,9 @@ int hp_live_start(void)
 	memcpy(L.dir, hp_rt.out_dir, ol);
 	memcpy(L.dir + ol, "/.live", sizeof("/.live"));
 	L.pid = pid;
-	L.interval_ns = interval_from_env();
+	/* HYPROF_LIVE_INTERVAL, checked by runtime/config.c (0.05 to 86400 s) */
+	double sec = hp_rt.cfg.live_interval > 0 ? hp_rt.cfg.live_interval : HP_LIVE_DEFAULT_INTERVAL;
+	L.interval_ns = (uint64_t)(sec * 1e9 + 0.5);
 	L.state = ST_RUNNING;
 	__atomic_store_n(&L.stop, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&L.done, 0, __ATOMIC_RELEASE);

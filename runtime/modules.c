@@ -420,22 +420,25 @@ static void *dlopen_caller_path(const void *caller, const char *file, Lmid_t lmi
 
 /* ---- the interposed functions ---------------------------------------------- */
 
-HP_EXPORT void *dlopen(const char *file, int flags)
+/* The real dlopen, or dlmopen(lmid) when use_lmid, called for `caller`
+ * with the thread marked in the loader; a file not found is tried again
+ * through the caller's RUNPATH (dlopen_caller_path), and the module map is
+ * updated after a success. */
+static void *open_tracked(const void *caller, int use_lmid, Lmid_t lmid, const char *file, int flags)
 {
 	resolve_real();
-	if (!real_dlopen) {
+	if (use_lmid ? !real_dlmopen : !real_dlopen) {
 		errno = ENOSYS;
 		return NULL;
 	}
-	const void *caller = __builtin_return_address(0);
 	struct hp_thread *t = hp_thread_self();
 	loader_enter(t);
-	void *h = real_dlopen(file, flags);
+	void *h = use_lmid ? real_dlmopen(lmid, file, flags) : real_dlopen(file, flags);
 	if (!h) {
 		int tried;
-		h = dlopen_caller_path(caller, file, 0, 0, flags, &tried);
-		if (!h && tried)
-			real_dlopen(file, flags); /* leave dlerror() as without hyprof */
+		h = dlopen_caller_path(caller, file, lmid, use_lmid, flags, &tried);
+		if (!h && tried) /* leave dlerror() as without hyprof */
+			(void)(use_lmid ? real_dlmopen(lmid, file, flags) : real_dlopen(file, flags));
 	}
 	loader_leave(t);
 	if (h)
@@ -443,27 +446,14 @@ HP_EXPORT void *dlopen(const char *file, int flags)
 	return h;
 }
 
+HP_EXPORT void *dlopen(const char *file, int flags)
+{
+	return open_tracked(__builtin_return_address(0), 0, 0, file, flags);
+}
+
 HP_EXPORT void *dlmopen(Lmid_t lmid, const char *file, int flags)
 {
-	resolve_real();
-	if (!real_dlmopen) {
-		errno = ENOSYS;
-		return NULL;
-	}
-	const void *caller = __builtin_return_address(0);
-	struct hp_thread *t = hp_thread_self();
-	loader_enter(t);
-	void *h = real_dlmopen(lmid, file, flags);
-	if (!h) {
-		int tried;
-		h = dlopen_caller_path(caller, file, lmid, 1, flags, &tried);
-		if (!h && tried)
-			real_dlmopen(lmid, file, flags);
-	}
-	loader_leave(t);
-	if (h)
-		after_loader_call(0);
-	return h;
+	return open_tracked(__builtin_return_address(0), 1, lmid, file, flags);
 }
 
 HP_EXPORT int dlclose(void *handle)

@@ -33,6 +33,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "calib/cost.h"
 #include "runtime/lifecycle.h"
 #include "runtime/live.h"
 #include "runtime/state.h"
@@ -435,72 +436,92 @@ static void exec_failed(int prepared)
 	hp_rt.partial = 0;
 	hp_sampler_restore_handler();
 	hp_sampling_resume_all();
+	hp_cost_resume();
 	hp_live_start();
 	errno = saved;
 }
 
-HP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+/* One exec call of any of the v-forms: which function, and its arguments
+ * (unused ones are zero). */
+enum exec_kind { EXEC_VE, EXEC_V, EXEC_VP, EXEC_VPE, EXEC_FD, EXEC_AT };
+
+struct exec_call {
+	enum exec_kind kind;
+	int fd; /* fexecve: the file; execveat: the directory */
+	const char *path;
+	char *const *argv;
+	char *const *envp;
+	int flags; /* execveat */
+};
+
+/* The C library has this exec function (execveat needs glibc 2.34). */
+static int have_real(enum exec_kind kind)
 {
-	if (!real.execve)
-		hp_process_resolve();
-	int p = exec_prepare();
-	int rc = real.execve(path, argv, envp);
-	exec_failed(p);
-	return rc;
+	switch (kind) {
+	case EXEC_VE: return real.execve != NULL;
+	case EXEC_V: return real.execv != NULL;
+	case EXEC_VP: return real.execvp != NULL;
+	case EXEC_VPE: return real.execvpe != NULL;
+	case EXEC_FD: return real.fexecve != NULL;
+	case EXEC_AT: return real.execveat != NULL;
+	}
+	return 0;
 }
 
-HP_EXPORT int execv(const char *path, char *const argv[])
+/* Write the profile, run the real exec, and resume profiling if it
+ * returns.  Returns what the real exec returns (-1 with errno; ENOSYS when
+ * the C library lacks the function).  Signal-safe up to the real call. */
+static int exec_profiled(const struct exec_call *c)
 {
-	if (!real.execv)
+	if (!have_real(c->kind))
 		hp_process_resolve();
-	int p = exec_prepare();
-	int rc = real.execv(path, argv);
-	exec_failed(p);
-	return rc;
-}
-
-HP_EXPORT int execvp(const char *file, char *const argv[])
-{
-	if (!real.execvp)
-		hp_process_resolve();
-	int p = exec_prepare();
-	int rc = real.execvp(file, argv);
-	exec_failed(p);
-	return rc;
-}
-
-HP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
-{
-	if (!real.execvpe)
-		hp_process_resolve();
-	int p = exec_prepare();
-	int rc = real.execvpe(file, argv, envp);
-	exec_failed(p);
-	return rc;
-}
-
-HP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
-{
-	if (!real.fexecve)
-		hp_process_resolve();
-	int p = exec_prepare();
-	int rc = real.fexecve(fd, argv, envp);
-	exec_failed(p);
-	return rc;
-}
-
-HP_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
-{
-	if (!real.execveat)
-		hp_process_resolve();
-	if (!real.execveat) {
+	if (!have_real(c->kind)) {
 		errno = ENOSYS;
 		return -1;
 	}
 	int p = exec_prepare();
-	int rc = real.execveat(dirfd, path, argv, envp, flags);
+	int rc = -1;
+	switch (c->kind) {
+	case EXEC_VE: rc = real.execve(c->path, c->argv, c->envp); break;
+	case EXEC_V: rc = real.execv(c->path, c->argv); break;
+	case EXEC_VP: rc = real.execvp(c->path, c->argv); break;
+	case EXEC_VPE: rc = real.execvpe(c->path, c->argv, c->envp); break;
+	case EXEC_FD: rc = real.fexecve(c->fd, c->argv, c->envp); break;
+	case EXEC_AT: rc = real.execveat(c->fd, c->path, c->argv, c->envp, c->flags); break;
+	}
 	exec_failed(p);
 	return rc;
+}
+
+HP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	return exec_profiled(&(struct exec_call){.kind = EXEC_VE, .path = path, .argv = argv, .envp = envp});
+}
+
+HP_EXPORT int execv(const char *path, char *const argv[])
+{
+	return exec_profiled(&(struct exec_call){.kind = EXEC_V, .path = path, .argv = argv});
+}
+
+HP_EXPORT int execvp(const char *file, char *const argv[])
+{
+	return exec_profiled(&(struct exec_call){.kind = EXEC_VP, .path = file, .argv = argv});
+}
+
+HP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	return exec_profiled(&(struct exec_call){.kind = EXEC_VPE, .path = file, .argv = argv, .envp = envp});
+}
+
+HP_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	return exec_profiled(&(struct exec_call){.kind = EXEC_FD, .fd = fd, .argv = argv, .envp = envp});
+}
+
+HP_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+{
+	return exec_profiled(&(struct exec_call){
+		.kind = EXEC_AT, .fd = dirfd, .path = path, .argv = argv, .envp = envp, .flags = flags});
 }
 
 /* execl, execlp, execle: argv is built on the stack (no malloc: these may
@@ -517,65 +538,56 @@ static int count_args(const char *arg0, va_list ap)
 	return n;
 }
 
-HP_EXPORT int execl(const char *path, const char *arg, ...)
+/* The list forms: collect arg and the NULL-terminated arguments after it
+ * from `ap` (and, for EXEC_VE, the envp after the NULL) into an argv on the
+ * stack, then exec as `kind` (EXEC_V, EXEC_VP or EXEC_VE).  Returns -1 with
+ * errno (E2BIG past HP_EXECL_MAX arguments). */
+static int exec_list(enum exec_kind kind, const char *path, const char *arg, va_list ap)
 {
-	va_list ap;
-	va_start(ap, arg);
-	int n = count_args(arg, ap);
-	va_end(ap);
+	va_list count;
+	va_copy(count, ap);
+	int n = count_args(arg, count);
+	va_end(count);
 	if (n >= HP_EXECL_MAX) {
 		errno = E2BIG;
 		return -1;
 	}
 	char *argv[n + 1];
 	argv[0] = (char *)arg;
-	va_start(ap, arg);
 	for (int i = 1; i <= n; i++)
 		argv[i] = va_arg(ap, char *);
-	va_end(ap);
 	argv[n] = NULL;
-	return execv(path, argv);
+	struct exec_call c = {.kind = kind, .path = path, .argv = argv};
+	if (kind == EXEC_VE)
+		c.envp = va_arg(ap, char *const *);
+	return exec_profiled(&c);
+}
+
+HP_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	int rc = exec_list(EXEC_V, path, arg, ap);
+	va_end(ap);
+	return rc;
 }
 
 HP_EXPORT int execlp(const char *file, const char *arg, ...)
 {
 	va_list ap;
 	va_start(ap, arg);
-	int n = count_args(arg, ap);
+	int rc = exec_list(EXEC_VP, file, arg, ap);
 	va_end(ap);
-	if (n >= HP_EXECL_MAX) {
-		errno = E2BIG;
-		return -1;
-	}
-	char *argv[n + 1];
-	argv[0] = (char *)arg;
-	va_start(ap, arg);
-	for (int i = 1; i <= n; i++)
-		argv[i] = va_arg(ap, char *);
-	va_end(ap);
-	argv[n] = NULL;
-	return execvp(file, argv);
+	return rc;
 }
 
 HP_EXPORT int execle(const char *path, const char *arg, ...)
 {
 	va_list ap;
 	va_start(ap, arg);
-	int n = count_args(arg, ap);
+	int rc = exec_list(EXEC_VE, path, arg, ap);
 	va_end(ap);
-	if (n >= HP_EXECL_MAX) {
-		errno = E2BIG;
-		return -1;
-	}
-	char *argv[n + 1];
-	argv[0] = (char *)arg;
-	va_start(ap, arg);
-	for (int i = 1; i <= n; i++)
-		argv[i] = va_arg(ap, char *);
-	argv[n] = NULL;
-	char *const *envp = va_arg(ap, char *const *);
-	va_end(ap);
-	return execve(path, argv, envp);
+	return rc;
 }
 
 /* ---- _exit ------------------------------------------------------------- */

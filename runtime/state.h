@@ -26,6 +26,7 @@ enum hp_drop {
 	HP_DROP_UNWIND,     /* libunwind failed before any frame */
 	HP_DROP_FULL,       /* calling context tree full */
 	HP_DROP_NOTHREAD,   /* signal on a thread without hyprof state */
+	HP_DROP_LOST,       /* --unwind kernel: the perf ring was full (PERF_RECORD_LOST) */
 	HP_DROP_NREASONS
 };
 extern const char *const hp_drop_names[HP_DROP_NREASONS]; /* "reentrant", ... */
@@ -55,6 +56,12 @@ struct hp_source_thread {
 	int timer_ok;
 	int papi_set;         /* PAPI event set, -1 if none */
 	uint64_t last_count;  /* for sources that report running totals */
+	/* --unwind kernel (sampler/perf_ring.c) */
+	uint32_t batch;       /* samples per signal, 0 when off */
+	int notify_fd;        /* batch > 1: the event that sends the signal */
+	int drain_lock;       /* the ring is being drained */
+	uint64_t throttled;   /* PERF_RECORD_THROTTLE records */
+	uint64_t ring_corrupt;/* resynchronisations on a record that could not be */
 };
 
 struct hp_thread {

@@ -28,12 +28,6 @@
 #include "runtime/state.h"
 #include "sampler/sampler.h"
 
-const char *const hp_drop_names[HP_DROP_NREASONS] = {
-	[HP_DROP_REENTRANT] = "reentrant", [HP_DROP_LOADER] = "loader",
-	[HP_DROP_UNWIND] = "unwind",       [HP_DROP_FULL] = "full",
-	[HP_DROP_NOTHREAD] = "nothread",
-};
-
 /* Initial-exec: one load from %fs in the signal handler, no __tls_get_addr
  * (which may allocate) on any path. */
 static __thread struct hp_thread *hp_self __attribute__((tls_model("initial-exec")));

@@ -194,19 +194,8 @@ static void sb_str(struct sb *s, const char *str)
 /* Decimal, at least `width` digits (zero-padded). */
 static void sb_u64(struct sb *s, uint64_t v, int width)
 {
-	char d[24];
-	int k = 0;
-	do {
-		d[k++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (k < width && k < (int)sizeof(d))
-		d[k++] = '0';
-	char out[25];
-	int o = 0;
-	while (k)
-		out[o++] = d[--k];
-	out[o] = 0;
+	char out[21];
+	hp_u64_dec(out, v, width);
 	sb_str(s, out);
 }
 
@@ -296,7 +285,7 @@ static int make_dirs(const char *path)
 	return 0;
 }
 
-static const char *errname(int e)
+const char *hp_write_strerror(int e)
 {
 	switch (e) {
 	case ENOSPC: return "no space left on device";
@@ -429,6 +418,13 @@ static void kvs_str(struct kvs *k, const char *key, const char *v)
 	else
 		k->size += hp_kv_size(key, strlen(v));
 }
+
+/* The THREAD section's keys "dropped.<name>", one per enum hp_drop. */
+const char *const hp_drop_names[HP_DROP_NREASONS] = {
+	[HP_DROP_REENTRANT] = "reentrant", [HP_DROP_LOADER] = "loader",
+	[HP_DROP_UNWIND] = "unwind",       [HP_DROP_FULL] = "full",
+	[HP_DROP_NOTHREAD] = "nothread",   [HP_DROP_LOST] = "lost",
+};
 
 struct thread_snap {
 	const struct hp_thread *t;
@@ -564,17 +560,37 @@ static int write_body(int partial, const char *why, pid_t self, int snapshot)
 	return hp_writer_finish(&W);
 }
 
+/* Around every write: the calling thread is marked busy (its own samples
+ * are dropped, so its handler never enters the writer) and the program's
+ * errno is kept.  Signal-safe. */
+struct write_guard {
+	struct hp_thread *me;
+	int saved_errno;
+};
+
+static struct write_guard write_guard_enter(void)
+{
+	struct write_guard g = {hp_thread_self(), errno};
+	if (g.me)
+		g.me->busy++;
+	return g;
+}
+
+static void write_guard_leave(const struct write_guard *g)
+{
+	errno = g->saved_errno;
+	if (g->me)
+		g->me->busy--;
+}
+
 int hp_write_profile(int partial, const char *why)
 {
 	static char path[4096];
-	struct hp_thread *me = hp_thread_self();
-	if (me)
-		me->busy++;
-	int saved_errno = errno;
+	struct write_guard g = write_guard_enter();
 	pid_t self = (pid_t)syscall(SYS_gettid);
 	int rc = write_lock(self);
 	if (rc) {
-		hp_log("profile not written: %s", errname(-rc));
+		hp_log("profile not written: %s", hp_write_strerror(-rc));
 		goto out;
 	}
 	rc = profile_name_n(path, sizeof(path), 0);
@@ -589,16 +605,14 @@ int hp_write_profile(int partial, const char *why)
 	if (rc) {
 		if (strlen(path) > 300)
 			memcpy(path + 290, "...", 4); /* a line a person can read */
-		hp_log("cannot write the profile %s: %s (error %d)", path, errname(-rc), -rc);
+		hp_log("cannot write the profile %s: %s (error %d)", path, hp_write_strerror(-rc), -rc);
 	} else {
 		memcpy(last_path, path, sizeof(last_path));
 		hp_rt.written = 1;
 	}
 	write_unlock();
 out:
-	errno = saved_errno;
-	if (me)
-		me->busy--;
+	write_guard_leave(&g);
 	return rc;
 }
 
@@ -612,10 +626,7 @@ HP_EXPORT int hp_writing_snapshot(void)
 int hp_write_snapshot(const char *path, uint64_t *bytes)
 {
 	static char dst[4096];
-	struct hp_thread *me = hp_thread_self();
-	if (me)
-		me->busy++;
-	int saved_errno = errno;
+	struct write_guard g = write_guard_enter();
 	pid_t self = (pid_t)syscall(SYS_gettid);
 	size_t len = path ? strlen(path) : 0;
 	int rc = len == 0 ? -EINVAL : len >= sizeof(dst) ? -ENAMETOOLONG : 0;
@@ -634,8 +645,6 @@ int hp_write_snapshot(const char *path, uint64_t *bytes)
 	}
 	write_unlock();
 out:
-	errno = saved_errno;
-	if (me)
-		me->busy--;
+	write_guard_leave(&g);
 	return rc;
 }

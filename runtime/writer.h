@@ -17,6 +17,11 @@
  * signal-safe. */
 void hp_profile_init(void);
 
+/* What a write error (-rc of the writer, rc > 0 here) means, for the one
+ * line hp_log() prints: strerror() may translate (locale, malloc), so not
+ * in signal context.  Signal-safe. */
+const char *hp_write_strerror(int e);
+
 /* Path of the last profile written by this process, "" if none.
  * Signal-safe. */
 const char *hp_profile_path(void);

@@ -76,6 +76,9 @@ static inline int probe_node_ok(const struct hp_thread *t)
 	return t->probe.nodes && t->probe_cur < t->probe.n;
 }
 
+static void insert_path(struct hp_thread *t, struct hp_thread_mem *m, int n, int truncated, uint64_t period,
+			int probe_ctx);
+
 void hp_sample_take(struct hp_thread *t, void *ucontext, uint64_t period)
 {
 	if (t->busy) {
@@ -100,6 +103,14 @@ void hp_sample_take(struct hp_thread *t, void *ucontext, uint64_t period)
 	struct hp_thread_mem *m = hp_thread_mem(t);
 	int truncated = 0;
 	int n = hp_unwind(m, ucontext, &truncated);
+	insert_path(t, m, n, truncated, period, 1);
+}
+
+/* m->path[0..n) root first: into the sample tree, and (probe_ctx) into the
+ * probe node current now. */
+static void insert_path(struct hp_thread *t, struct hp_thread_mem *m, int n, int truncated, uint64_t period,
+			int probe_ctx)
+{
 	if (n <= 0) {
 		t->dropped[HP_DROP_UNWIND]++;
 		return;
@@ -124,10 +135,31 @@ void hp_sample_take(struct hp_thread *t, void *ucontext, uint64_t period)
 	/* Hybrid and measured modes: the same sample joins the probe tree at the
 	 * call path the probes say is current, so sampled time and exact counts
 	 * meet on the same node. */
-	if (hp_rt.cfg.mode != HP_MODE_SAMPLED && probe_node_ok(t)) {
+	if (probe_ctx && hp_rt.cfg.mode != HP_MODE_SAMPLED && probe_node_ok(t)) {
 		t->probe.nodes[t->probe_cur].samples++;
 		t->probe.nodes[t->probe_cur].period += period;
 	}
+}
+
+void hp_sample_take_chain(struct hp_thread *t, int n, int complete, uint64_t period, int in_context)
+{
+	/* No busy or loader check: the kernel walked the stack when the sample
+	 * was taken, and the caller holds the ring's drain lock. */
+	struct hp_thread_mem *m = hp_thread_mem(t);
+	if (n <= 0) {
+		t->dropped[HP_DROP_UNWIND]++;
+		return;
+	}
+	if (hp_pc_is_measurement((uintptr_t)m->trace[0])) {
+		t->meas_samples++;
+		t->meas_period += period;
+		if (in_context && probe_node_ok(t))
+			t->probe.nodes[t->probe_cur].meas_samples++;
+		return;
+	}
+	int truncated = 0;
+	n = hp_unwind_finish(m, n, complete, &truncated);
+	insert_path(t, m, n, truncated, period, in_context);
 }
 
 /* The skeleton.  si == NULL: a delivery by another library's handler (PAPI)
@@ -248,6 +280,14 @@ int hp_sampler_init(void)
 	uint64_t period = 0;
 	int i = hp_source_choose(hp_sources, hp_nsources, c->event, c->period, c->freq, unit, &period,
 				 hp_rt.source_why, sizeof(hp_rt.source_why));
+	if (i < 0 && c->event[0]) {
+		/* As for any bad HYPROF_* value: one line, then the default. */
+		hp_log("HYPROF_EVENT=\"%s\" cannot be used: %s; using the default (the best available source)",
+		       c->event, hp_rt.source_why);
+		c->event[0] = '\0';
+		i = hp_source_choose(hp_sources, hp_nsources, "", c->period, c->freq, unit, &period,
+				     hp_rt.source_why, sizeof(hp_rt.source_why));
+	}
 	if (i < 0) {
 		int measured = c->mode_set && c->mode == HP_MODE_MEASURED;
 		hp_log("no sample source could be opened: %s; %s", hp_rt.source_why,
@@ -257,6 +297,23 @@ int hp_sampler_init(void)
 	}
 	const struct hp_source_ops *s = hp_sources[i];
 	hp_rt.source = s;
+	if (c->unwind == HP_UNWIND_KERNEL) {
+		/* Said in the profile (source_why), since it decides what the
+		 * call paths can show. */
+		size_t w = strlen(hp_rt.source_why);
+		const char *sep = w ? "; " : "";
+		if (s != &hp_source_perf_hw && s != &hp_source_perf_sw) {
+			hp_log("--unwind kernel needs a perf_event source, not %s: unwinding with libunwind", s->name);
+			c->unwind = HP_UNWIND_LIBUNWIND;
+			hp_unwind_init(c->unwind);
+			hp_fmt(hp_rt.source_why + w, sizeof(hp_rt.source_why) - w,
+			       "%sunwind: libunwind (kernel callchains need a perf_event source)", sep);
+		} else {
+			hp_fmt(hp_rt.source_why + w, sizeof(hp_rt.source_why) - w,
+			       "%sunwind: kernel frame-pointer callchains, perf record -g quality (the caller of a "
+			       "function without a frame, such as a leaf, is missing)", sep);
+		}
+	}
 	hp_rt.period = period;
 	hp_fmt(hp_rt.source_unit, sizeof(hp_rt.source_unit), "%s", unit);
 	hp_fmt(hp_rt.source_event, sizeof(hp_rt.source_event), "%s", s->event_name ? s->event_name() : s->name);
@@ -308,7 +365,11 @@ void hp_sampler_after_fork_child(void)
 	for (struct hp_thread *t = hp_rt.threads; t; t = t->next) {
 		if (t->src.fd >= 0)
 			close(t->src.fd);
+		if (t->src.fd >= 0 && t->src.batch > 1)
+			close(t->src.notify_fd); /* --unwind kernel's batch signal */
 		t->src.fd = -1;
+		t->src.batch = 0;
+		t->src.drain_lock = 0;
 		t->src.ring = NULL;
 		t->src.ring_len = 0;
 		t->src.timer_ok = 0;

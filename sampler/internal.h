@@ -19,6 +19,12 @@ extern const struct hp_source_ops hp_source_posix_timer;
  * accounting as the sampling signal handler, with the period known.
  * Signal-safe. */
 void hp_sampler_deliver(void *ucontext, uint64_t period);
+/* `--unwind kernel`: a sample whose call path the kernel walked, leaf
+ * first in hp_thread_mem(t)->trace[0..n) (complete: the outermost frame
+ * was reached).  Same accounting as a signal sample; in_context: the probe
+ * node current now is the sample's (one signal per sample, own thread).
+ * Signal-safe. */
+void hp_sample_take_chain(struct hp_thread *t, int n, int complete, uint64_t period, int in_context);
 
 /* ---- unwind.c ---------------------------------------------------------- */
 /* Choose the unwinder (HYPROF_UNWIND) and set libunwind's caching policy. */
@@ -30,6 +36,9 @@ int hp_unwind_init(int method);
 int hp_unwind(struct hp_thread_mem *m, void *ucontext, int *truncated);
 /* Per-thread unwinder set-up, at thread start (not in a signal). */
 void hp_unwind_thread_init(void);
+/* m->trace[0..n) holds a walk leaf first (complete: it reached the
+ * outermost frame): build m->path root first, as hp_unwind() does. */
+int hp_unwind_finish(struct hp_thread_mem *m, int n, int complete, int *truncated);
 
 /* ---- perf.c: what perf_hw.c and perf_sw.c share ------------------------ */
 struct hp_perf_event {
@@ -45,6 +54,7 @@ struct hp_perf_choice {
 	uint64_t period;   /* 0: frequency mode */
 	uint64_t freq;
 	int exclude_kernel;
+	int kernel_chain;  /* --unwind kernel: callchains in the ring (perf_ring.c) */
 	char name[64];     /* "task-clock", "cycles:u" */
 };
 

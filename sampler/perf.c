@@ -17,6 +17,11 @@
  * SIGIO, whose default action ends the process; hyprof does not guard
  * against that (hundreds of such threads would be needed).
  *
+ * --unwind kernel (sampler/perf_ring.c): the event also asks for the ip and
+ * the kernel's user callchain, the ring is larger, and in sampled mode the
+ * signal comes from a second event every `batch` samples (notifier_open()
+ * says why wakeup_events cannot do it); the handler drains every record.
+ *
  * Signal-safe: hp_perf_on_signal(), hp_perf_pause().  The rest runs at
  * start-up or thread start/stop.
  */
@@ -33,6 +38,7 @@
 #include "runtime/lifecycle.h"
 #include "runtime/state.h"
 #include "sampler/internal.h"
+#include "sampler/perf_ring.h"
 
 #define RING_DATA_PAGES 1 /* 256 samples of 16 bytes: drained at each one */
 #define HP_PERF_FD_MIN 900 /* perf descriptors are moved at or above this */
@@ -68,6 +74,83 @@ static void fill_attr(struct perf_event_attr *a, const struct hp_perf_choice *c)
 	a->exclude_kernel = (unsigned)c->exclude_kernel;
 	a->exclude_hv = 1;
 	a->wakeup_events = 1;
+	if (c->kernel_chain) {
+		/* --unwind kernel (perf_ring.c): the kernel walks the user stack's
+		 * frame pointers at each sample, as for `perf record -g`; the
+		 * caller sets wakeup_events to the batch. */
+		a->sample_type = HP_RING_SAMPLE_TYPES;
+		a->exclude_callchain_kernel = 1;
+		a->sample_max_stack = (uint16_t)hp_perf_max_stack;
+	}
+}
+
+/* --unwind kernel: the frames the kernel may walk per sample, within what
+ * kernel.perf_event_max_stack allows (more is refused with EOVERFLOW) and
+ * what a path keeps (a wrapped record's chain is copied into the thread's
+ * path buffer). */
+static uint32_t chain_max_stack(void)
+{
+	int v = 127; /* the kernel's default */
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "r");
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 127;
+		fclose(f);
+	}
+	if (v > HP_UNWIND_MAX - 16)
+		v = HP_UNWIND_MAX - 16;
+	return v > 1 ? (uint32_t)v : 1;
+}
+
+/* --unwind kernel: data pages of the ring, largest first (the next one is
+ * tried when the locked-memory limit refuses the mapping), and the samples
+ * per signal: one per sample in hybrid and measured modes (perf_ring.c says
+ * why), else as many as half the ring holds at 512 bytes a record (a stack
+ * ~60 frames deep), at most 64.  A ring that fills before the signal is
+ * handled loses records; the kernel says how many (dropped, "lost"). */
+static const unsigned kernel_ring_pages[] = {16, 4, 1};
+#define HP_RING_BATCH_MAX 64
+
+static uint32_t kernel_batch(unsigned pages)
+{
+	if (hp_rt.cfg.mode != HP_MODE_SAMPLED)
+		return 1;
+	uint64_t b = (uint64_t)page_size() * pages / 2 / 512;
+	return b < 1 ? 1 : b > HP_RING_BATCH_MAX ? HP_RING_BATCH_MAX : (uint32_t)b;
+}
+
+/* The signal of a batch.  wakeup_events cannot give it: with O_ASYNC the
+ * kernel signals every overflow whatever wakeup_events says (pending_kill
+ * is set at each one, kernel/events/core.c __perf_event_overflow).  So the
+ * event that samples has no O_ASYNC, and a second event on the same
+ * counter of the same thread, with `batch` times the period (at most
+ * 100 ms for clocks, so a slow sampling rate still drains often), sends the
+ * signal.  It has no ring and records nothing. */
+#define HP_RING_NOTIFY_MAX_NS 100000000ull
+
+static int notifier_open(const struct hp_perf_choice *c, uint32_t batch)
+{
+	struct hp_perf_choice n = *c;
+	n.kernel_chain = 0;
+	if (n.period) {
+		n.period *= batch;
+		if (c->ev->is_clock && n.period > HP_RING_NOTIFY_MAX_NS)
+			n.period = c->period > HP_RING_NOTIFY_MAX_NS ? c->period : HP_RING_NOTIFY_MAX_NS;
+	} else {
+		n.freq = n.freq / batch ? n.freq / batch : 1;
+	}
+	struct perf_event_attr a;
+	fill_attr(&a, &n);
+	a.sample_type = 0;
+	int fd = perf_open(&a);
+	if (fd < 0)
+		return fd;
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, HP_PERF_FD_MIN);
+	if (high >= 0) {
+		close(fd);
+		fd = high;
+	}
+	return fd;
 }
 
 const struct hp_perf_event *hp_perf_lookup(const struct hp_perf_event *tab, size_t n, const char *name)
@@ -100,6 +183,9 @@ int hp_perf_probe(const struct hp_perf_event *ev, uint64_t period, uint64_t freq
 	memset(c, 0, sizeof(*c));
 	c->ev = ev;
 	c->freq = freq;
+	c->kernel_chain = hp_rt.cfg.unwind == HP_UNWIND_KERNEL;
+	if (c->kernel_chain && !hp_perf_max_stack)
+		hp_perf_max_stack = chain_max_stack();
 	/* Clocks count nanoseconds: a fixed period is exact and is what the
 	 * frequency means.  Other events use the kernel's frequency mode, and
 	 * every sample reports its own period. */
@@ -152,38 +238,69 @@ void hp_perf_why(const char *src, const struct hp_perf_event *ev, int e, char *w
 int hp_perf_thread_start(const struct hp_perf_choice *c, struct hp_thread *t)
 {
 	struct perf_event_attr a;
-	fill_attr(&a, c);
-	int fd = perf_open(&a);
-	if (fd < 0)
-		return fd;
-	/* Out of the program's way: a program that counts on open() returning
-	 * the lowest free descriptors, or that closes and reuses low numbers,
-	 * never meets ours (which we close at thread exit). */
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, HP_PERF_FD_MIN);
-	if (high >= 0) {
-		close(fd);
-		fd = high;
-	}
-	size_t len = (size_t)page_size() * (1 + RING_DATA_PAGES);
-	void *ring = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (ring == MAP_FAILED) {
+	unsigned pages = RING_DATA_PAGES, ntries = c->kernel_chain ? 3 : 1;
+	uint32_t batch = 0;
+	int fd = -1;
+	size_t len = 0;
+	void *ring = MAP_FAILED;
+	/* One signal per sample (hybrid, measured): a 4-page ring is plenty. */
+	unsigned k0 = c->kernel_chain && kernel_batch(kernel_ring_pages[0]) == 1 ? 1 : 0;
+	for (unsigned k = k0; k < ntries; k++) {
+		fill_attr(&a, c);
+		if (c->kernel_chain) {
+			pages = kernel_ring_pages[k];
+			batch = kernel_batch(pages);
+			a.wakeup_events = batch;
+		}
+		fd = perf_open(&a);
+		if (fd < 0)
+			return fd;
+		/* Out of the program's way: a program that counts on open()
+		 * returning the lowest free descriptors, or that closes and
+		 * reuses low numbers, never meets ours (closed at thread exit). */
+		int high = fcntl(fd, F_DUPFD_CLOEXEC, HP_PERF_FD_MIN);
+		if (high >= 0) {
+			close(fd);
+			fd = high;
+		}
+		len = (size_t)page_size() * (1 + pages);
+		ring = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (ring != MAP_FAILED)
+			break;
 		int e = errno;
 		close(fd);
-		return -e;
+		/* EPERM: the locked-memory limit (perf_event_mlock_kb, then
+		 * RLIMIT_MEMLOCK) is reached: a smaller ring. */
+		if (k + 1 == ntries || (e != EPERM && e != ENOMEM))
+			return -e;
+	}
+	int sigfd = fd, nfd = -1;
+	if (batch > 1) {
+		if ((nfd = notifier_open(c, batch)) < 0) {
+			munmap(ring, len);
+			close(fd);
+			return nfd;
+		}
+		sigfd = nfd;
 	}
 	struct f_owner_ex owner = {F_OWNER_TID, t->tid};
-	if (fcntl(fd, F_SETOWN_EX, &owner) || fcntl(fd, F_SETSIG, hp_rt.sig) ||
-	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC)) {
+	if (fcntl(sigfd, F_SETOWN_EX, &owner) || fcntl(sigfd, F_SETSIG, hp_rt.sig) ||
+	    fcntl(sigfd, F_SETFL, fcntl(sigfd, F_GETFL) | O_ASYNC)) {
 		int e = errno;
 		munmap(ring, len);
 		close(fd);
+		if (nfd >= 0)
+			close(nfd);
 		return -e;
 	}
+	t->src.notify_fd = nfd;
 	t->src.ring = ring;
 	t->src.ring_len = len;
-	t->src.ring_mask = (uint64_t)page_size() * RING_DATA_PAGES - 1;
+	t->src.ring_mask = (uint64_t)page_size() * pages - 1;
+	t->src.batch = batch;
+	t->src.drain_lock = 0;
 	__atomic_store_n(&t->src.fd, fd, __ATOMIC_RELEASE);
-	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
+	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) || (nfd >= 0 && ioctl(nfd, PERF_EVENT_IOC_ENABLE, 0))) {
 		int e = errno;
 		hp_perf_thread_stop(t);
 		return -e;
@@ -203,10 +320,26 @@ void hp_perf_thread_stop(struct hp_thread *t)
 	sigaddset(&s, hp_rt.sig);
 	pthread_sigmask(SIG_BLOCK, &s, &old);
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	if (t->src.batch > 1) {
+		ioctl(t->src.notify_fd, PERF_EVENT_IOC_DISABLE, 0);
+		close(t->src.notify_fd);
+	}
 	__atomic_store_n(&t->src.fd, -1, __ATOMIC_RELEASE);
-	if (t->src.ring)
-		munmap(t->src.ring, t->src.ring_len);
-	t->src.ring = NULL;
+	/* --unwind kernel: the samples still in the ring are this thread's
+	 * last; a thread pausing sampling may be draining it right now. */
+	int keep = 0;
+	if (t->src.batch) {
+		keep = hp_perf_ring_lock(t, 1) != 0; /* never unmap under a reader */
+		if (!keep)
+			hp_perf_ring_drain_locked(t, 0);
+	}
+	if (!keep) {
+		if (t->src.ring)
+			munmap(t->src.ring, t->src.ring_len);
+		t->src.ring = NULL;
+		if (t->src.batch)
+			hp_perf_ring_unlock(t);
+	}
 	close(fd);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
@@ -216,6 +349,16 @@ void hp_perf_pause(struct hp_thread *t, int on)
 	int fd = __atomic_load_n(&t->src.fd, __ATOMIC_ACQUIRE);
 	if (fd >= 0)
 		ioctl(fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+	if (fd >= 0 && t->src.batch > 1)
+		ioctl(t->src.notify_fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+	/* --unwind kernel: pausing precedes every profile write, so the samples
+	 * waiting in t's ring are taken now (from this thread: t's handler
+	 * drops signals while sampling is paused, and the ring lock keeps the
+	 * two apart). */
+	if (!on && fd >= 0 && t->src.batch && !hp_perf_ring_lock(t, 1)) {
+		hp_perf_ring_drain_locked(t, 0);
+		hp_perf_ring_unlock(t);
+	}
 }
 
 int hp_perf_on_signal(struct hp_thread *t, siginfo_t *si, uint64_t *period)
@@ -224,8 +367,14 @@ int hp_perf_on_signal(struct hp_thread *t, siginfo_t *si, uint64_t *period)
 	if (si->si_code != POLL_IN && si->si_code != POLL_HUP)
 		return 0;
 	int fd = __atomic_load_n(&t->src.fd, __ATOMIC_ACQUIRE);
-	if (fd < 0 || si->si_fd != fd || !t->src.ring)
+	if (fd < 0 || !t->src.ring || (si->si_fd != fd && !(t->src.batch > 1 && si->si_fd == t->src.notify_fd)))
 		return 0;
+	if (t->src.batch) {
+		/* --unwind kernel: the records go straight into the tree. */
+		hp_perf_ring_on_signal(t);
+		*period = 0;
+		return 1;
+	}
 	struct perf_event_mmap_page *pg = t->src.ring;
 	const char *data = (const char *)t->src.ring + page_size();
 	uint64_t mask = t->src.ring_mask;

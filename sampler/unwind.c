@@ -8,6 +8,9 @@
  *     PC; slow path when that fails: unw_init_local2 with
  *     UNW_INIT_SIGNAL_FRAME from the interrupted context (the first IP taken
  *     as exact, not as a return address) and unw_step.
+ *   kernel: not here: the perf_event source asks the kernel for the
+ *     frame-pointer callchain of each sample (sampler/perf_ring.c); only
+ *     hp_unwind_finish() is shared with it.
  *   fp: follows the saved frame-pointer chain.  Cheaper, but loses the
  *     caller of every frameless function; reads are bounded to the part of
  *     the thread's stack between the interrupted SP and the stack top that
@@ -123,6 +126,12 @@ static int walk_trace(struct hp_thread_mem *m, void *ucontext, int *truncated)
 			m->trace[k++] = (uint64_t)(uintptr_t)buf[j];
 	m->walk_n = k;
 	return finish(m, k, n < HP_TRACE_MAX, truncated);
+}
+
+int hp_unwind_finish(struct hp_thread_mem *m, int n, int complete, int *truncated)
+{
+	*truncated = 0;
+	return finish(m, n, complete, truncated);
 }
 
 static int walk_step(struct hp_thread_mem *m, void *uc, int *truncated)

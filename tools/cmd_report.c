@@ -19,7 +19,7 @@
 
 int cmd_report(int argc, char **argv);
 
-enum { R_JSON = 1000, R_TOP, R_THREADS, R_RANKS, R_RAW, R_VIEW, R_MIN, R_COMPACT, R_HTML, R_OUT };
+enum { R_JSON = 1000, R_TOP, R_THREADS, R_RANKS, R_RAW, R_VIEW, R_MIN, R_COMPACT, R_HTML, R_OUT, R_NOFOLD };
 
 static const struct tool_opt report_opts[] = {
 	{"json", 0, NULL, NULL, "print JSON (the stable interface, docs/FORMAT.md \"report --json\")", R_JSON},
@@ -28,6 +28,7 @@ static const struct tool_opt report_opts[] = {
 	{"threads", 0, NULL, NULL, "also one tree and flat profile per thread", R_THREADS},
 	{"ranks", 0, NULL, NULL, "also one tree and flat profile per process (MPI rank)", R_RANKS},
 	{"raw", 0, NULL, NULL, "measured mode: show raw times instead of compensated ones", R_RAW},
+	{"no-fold", 0, NULL, NULL, "show every frame of hyprof's own code (by default MPI wrapper frames fold into the MPI call)", R_NOFOLD},
 	{"view", 0, "NAME", NULL, "add a view: critical-path (the others print when their data exists)", R_VIEW},
 	{"compact", 0, NULL, NULL, "JSON on one line", R_COMPACT},
 	{"html", 0, NULL, NULL, "write one self-contained interactive HTML page (needs -o FILE)", R_HTML},
@@ -81,23 +82,27 @@ struct hp_tnode **report_sorted_children(const struct hp_tnode *n, uint32_t *cou
 	return v;
 }
 
+/* The markers of a node, in the order the text and JSON reports list them. */
+static const struct {
+	uint32_t flag;
+	const char *name;
+} tnode_flags[] = {
+	{HP_T_FOLDED, "folded"},      {HP_T_INLINED, "inlined"},     {HP_T_PROBE_ONLY, "probe-only"},
+	{HP_T_PARTIAL, "partial"},    {HP_T_EXCLUDED, "excluded"},   {HP_T_TRUNCATED, "truncated"},
+	{HP_T_OVERLAY, "overlay"},
+};
+
 void report_flags(const struct hp_tnode *n, char *buf, size_t len)
 {
 	size_t o = 0;
 	buf[0] = 0;
-	struct {
-		uint32_t f;
-		const char *s;
-	} t[] = {{HP_T_FOLDED, "folded"},       {HP_T_INLINED, "inlined"},
-		 {HP_T_PROBE_ONLY, "probe-only"}, {HP_T_PARTIAL, "partial"},
-		 {HP_T_EXCLUDED, "excluded"},    {HP_T_TRUNCATED, "truncated"}};
 	if (n->fn && n->fn->is_region)
 		o += (size_t)snprintf(buf + o, len - o, " [region]");
 	if (n->fn && n->fn->is_measurement && o < len)
 		o += (size_t)snprintf(buf + o, len - o, " [hyprof]");
-	for (size_t i = 0; i < sizeof t / sizeof t[0] && o < len; i++)
-		if (n->flags & t[i].f)
-			o += (size_t)snprintf(buf + o, len - o, " [%s]", t[i].s);
+	for (size_t i = 0; i < sizeof tnode_flags / sizeof tnode_flags[0] && o < len; i++)
+		if (n->flags & tnode_flags[i].flag)
+			o += (size_t)snprintf(buf + o, len - o, " [%s]", tnode_flags[i].name);
 }
 
 static void fmt_calls(int64_t c, char *buf, size_t len)
@@ -226,61 +231,48 @@ static void json_calls(struct json *j, int64_t c)
 		json__int(j, c);
 }
 
+/* The members a tree node and a flat profile row share, in this order. */
+static void json_metrics(struct json *j, double self, double tot, double total, int64_t calls,
+			 double self_raw, double total_raw, double sampled_self)
+{
+	json__key_num(j, "self", self);
+	json__key_num(j, "total", tot);
+	json__key_num(j, "self_pct", pct(self, total));
+	json__key_num(j, "total_pct", pct(tot, total));
+	json__key(j, "calls");
+	json_calls(j, calls);
+	json__key_num(j, "self_raw", self_raw);
+	json__key_num(j, "total_raw", total_raw);
+	json__key_num(j, "sampled_self", sampled_self);
+}
+
 static void json_tree(struct json *j, const struct hp_tnode *n, double total, double min_pct,
 		      int top)
 {
 	json__obj_begin(j);
-	json__key(j, "name");
-	json__str(j, n->fn ? n->fn->name : "[root]");
-	if (n->fn) {
-		json__key(j, "module");
-		json__str(j, n->fn->module);
-	}
-	json__key(j, "self");
-	json__num(j, n->self);
-	json__key(j, "total");
-	json__num(j, n->total);
-	json__key(j, "self_pct");
-	json__num(j, pct(n->self, total));
-	json__key(j, "total_pct");
-	json__num(j, pct(n->total, total));
-	json__key(j, "calls");
-	json_calls(j, n->calls);
-	json__key(j, "self_raw");
-	json__num(j, n->self_raw);
-	json__key(j, "total_raw");
-	json__num(j, n->total_raw);
-	json__key(j, "sampled_self");
-	json__num(j, n->sampled_self);
-	json__key(j, "sampled_total");
-	json__num(j, n->sampled_total);
-	json__key(j, "samples");
-	json__num(j, n->samples);
-	json__key(j, "folded");
-	json__bool(j, (n->flags & HP_T_FOLDED) != 0);
+	json__key_str(j, "name", n->fn ? n->fn->name : "[root]");
+	if (n->fn)
+		json__key_str(j, "module", n->fn->module);
+	json_metrics(j, n->self, n->total, total, n->calls, n->self_raw, n->total_raw,
+		     n->sampled_self);
+	json__key_num(j, "sampled_total", n->sampled_total);
+	json__key_num(j, "samples", n->samples);
+	json__key_bool(j, "folded", (n->flags & HP_T_FOLDED) != 0);
 	if (n->flags & ~HP_T_FOLDED || (n->fn && (n->fn->is_region || n->fn->is_measurement))) {
 		json__key(j, "flags");
 		json__arr_begin(j);
-		if (n->flags & HP_T_INLINED)
-			json__str(j, "inlined");
-		if (n->flags & HP_T_PROBE_ONLY)
-			json__str(j, "probe-only");
-		if (n->flags & HP_T_PARTIAL)
-			json__str(j, "partial");
-		if (n->flags & HP_T_EXCLUDED)
-			json__str(j, "excluded");
-		if (n->flags & HP_T_TRUNCATED)
-			json__str(j, "truncated");
+		/* "folded" has a member of its own */
+		for (size_t i = 0; i < sizeof tnode_flags / sizeof tnode_flags[0]; i++)
+			if ((n->flags & tnode_flags[i].flag) && tnode_flags[i].flag != HP_T_FOLDED)
+				json__str(j, tnode_flags[i].name);
 		if (n->fn && n->fn->is_region)
 			json__str(j, "region");
 		if (n->fn && n->fn->is_measurement)
 			json__str(j, "measurement");
 		json__arr_end(j);
 	}
-	if (n->clamped) {
-		json__key(j, "clamped");
-		json__uint(j, n->clamped);
-	}
+	if (n->clamped)
+		json__key_uint(j, "clamped", n->clamped);
 	json__key(j, "children");
 	json__arr_begin(j);
 	uint32_t k;
@@ -307,52 +299,28 @@ static void json_functions(struct json *j, const struct hp_fstat *rows, size_t n
 	for (size_t i = 0; i < lim; i++) {
 		const struct hp_fstat *r = &rows[i];
 		json__obj_begin(j);
-		json__key(j, "name");
-		json__str(j, r->fn->name);
-		json__key(j, "module");
-		json__str(j, r->fn->module);
-		json__key(j, "file");
-		json__str(j, r->fn->file);
-		json__key(j, "line");
-		json__int(j, r->fn->line);
-		json__key(j, "self");
-		json__num(j, r->self);
-		json__key(j, "total");
-		json__num(j, r->total);
-		json__key(j, "self_pct");
-		json__num(j, pct(r->self, total));
-		json__key(j, "total_pct");
-		json__num(j, pct(r->total, total));
-		json__key(j, "calls");
-		json_calls(j, r->calls);
-		json__key(j, "self_raw");
-		json__num(j, r->self_raw);
-		json__key(j, "total_raw");
-		json__num(j, r->total_raw);
-		json__key(j, "sampled_self");
-		json__num(j, r->sampled_self);
-		json__key(j, "region");
-		json__bool(j, r->fn->is_region);
-		json__key(j, "cost");
-		json__num(j, r->cost);
+		json__key_str(j, "name", r->fn->name);
+		json__key_str(j, "module", r->fn->module);
+		json__key_str(j, "file", r->fn->file);
+		json__key_int(j, "line", r->fn->line);
+		json_metrics(j, r->self, r->total, total, r->calls, r->self_raw, r->total_raw,
+			     r->sampled_self);
+		json__key_bool(j, "region", r->fn->is_region);
+		json__key_num(j, "cost", r->cost);
 		json__obj_end(j);
 	}
 	json__arr_end(j);
 }
 
-static void json_part(struct json *j, struct hp_model *m, int rank, int thread, double min_pct,
-		      int top)
+/* "total", "functions" and "tree" of one part (a thread, a rank). */
+static void json_part(struct json *j, const struct hp_tnode *root, const struct hp_fstat *rows,
+		      size_t n, double min_pct, int top)
 {
-	struct hp_tnode *root = model__tree(m, rank, thread);
-	struct hp_fstat *rows;
-	size_t n = model__flat(m, rank, thread, &rows);
-	json__key(j, "total");
-	json__num(j, root->total);
+	json__key_num(j, "total", root->total);
 	json__key(j, "functions");
 	json_functions(j, rows, n, root->total, top);
 	json__key(j, "tree");
 	json_tree(j, root, root->total, min_pct, top);
-	free(rows);
 }
 
 static int report_json(struct hp_model *m, int pretty, int top, double min_pct, int threads,
@@ -362,22 +330,14 @@ static int report_json(struct hp_model *m, int pretty, int top, double min_pct, 
 	if (!j)
 		return tool_err("out of memory");
 	json__obj_begin(j);
-	json__key(j, "program");
-	json__str(j, m->program);
-	json__key(j, "mode");
-	json__str(j, m->mode);
-	json__key(j, "source");
-	json__str(j, m->source);
-	json__key(j, "source_why");
-	json__str(j, m->source_why);
-	json__key(j, "period");
-	json__uint(j, m->period);
-	json__key(j, "unit");
-	json__str(j, m->unit);
-	json__key(j, "samples");
-	json__uint(j, m->samples);
-	json__key(j, "dropped");
-	json__uint(j, m->dropped);
+	json__key_str(j, "program", m->program);
+	json__key_str(j, "mode", m->mode);
+	json__key_str(j, "source", m->source);
+	json__key_str(j, "source_why", m->source_why);
+	json__key_uint(j, "period", m->period);
+	json__key_str(j, "unit", m->unit);
+	json__key_uint(j, "samples", m->samples);
+	json__key_uint(j, "dropped", m->dropped);
 	json__key(j, "dropped_by");
 	json__obj_begin(j);
 	for (int i = 0; i < m->ndrop; i++) {
@@ -385,18 +345,12 @@ static int report_json(struct hp_model *m, int pretty, int top, double min_pct, 
 		json__uint(j, m->dropped_by[i]);
 	}
 	json__obj_end(j);
-	json__key(j, "processes");
-	json__int(j, m->nprocs);
-	json__key(j, "threads");
-	json__int(j, m->nthreads);
-	json__key(j, "duration");
-	json__num(j, m->duration);
-	json__key(j, "partial");
-	json__bool(j, m->partial);
-	json__key(j, "join");
-	json__str(j, m->join_note);
-	json__key(j, "total");
-	json__num(j, m->total);
+	json__key_int(j, "processes", m->nprocs);
+	json__key_int(j, "threads", m->nthreads);
+	json__key_num(j, "duration", m->duration);
+	json__key_bool(j, "partial", m->partial);
+	json__key_str(j, "join", m->join_note);
+	json__key_num(j, "total", m->total);
 	json__key(j, "functions");
 	json_functions(j, m->flat, m->nflat, m->total, top);
 	json__key(j, "tree");
@@ -407,31 +361,18 @@ static int report_json(struct hp_model *m, int pretty, int top, double min_pct, 
 		for (size_t i = 0; i < m->nthreadinfo; i++) {
 			const struct hp_threadinfo *t = &m->threads[i];
 			json__obj_begin(j);
-			json__key(j, "rank");
-			json__int(j, t->rank);
-			json__key(j, "pid");
-			json__int(j, t->pid);
-			json__key(j, "tid");
-			json__int(j, t->tid);
-			json__key(j, "index");
-			json__int(j, t->index);
-			json__key(j, "samples");
-			json__uint(j, t->samples);
-			json__key(j, "dropped");
-			json__uint(j, t->dropped);
-			json__key(j, "wall");
-			json__num(j, t->wall);
-			json__key(j, "cpu");
-			json__num(j, t->cpu);
-			/* one thread: its own tree (rank and index select it) */
+			json__key_int(j, "rank", t->rank);
+			json__key_int(j, "pid", t->pid);
+			json__key_int(j, "tid", t->tid);
+			json__key_int(j, "index", t->index);
+			json__key_uint(j, "samples", t->samples);
+			json__key_uint(j, "dropped", t->dropped);
+			json__key_num(j, "wall", t->wall);
+			json__key_num(j, "cpu", t->cpu);
+			/* one thread: its own tree */
 			struct hp_fstat *rows;
 			size_t n = model__thread_flat(m, i, &rows);
-			json__key(j, "total");
-			json__num(j, t->root->total);
-			json__key(j, "functions");
-			json_functions(j, rows, n, t->root->total, top);
-			json__key(j, "tree");
-			json_tree(j, t->root, t->root->total, min_pct, top);
+			json_part(j, t->root, rows, n, min_pct, top);
 			free(rows);
 			json__obj_end(j);
 		}
@@ -440,23 +381,20 @@ static int report_json(struct hp_model *m, int pretty, int top, double min_pct, 
 	if (ranks) {
 		json__key(j, "per_rank");
 		json__arr_begin(j);
-		int seen[4096];
-		int nseen = 0;
-		for (size_t i = 0; i < m->nthreadinfo; i++) {
-			int r = m->threads[i].rank, dup = 0;
-			for (int k = 0; k < nseen; k++)
-				dup |= seen[k] == r;
-			if (dup || nseen == 4096)
-				continue;
-			seen[nseen++] = r;
+		struct hp_rankpart *rl;
+		size_t nr = model__rank_list(m, &rl);
+		for (size_t i = 0; i < nr; i++) {
 			json__obj_begin(j);
-			json__key(j, "rank");
-			json__int(j, r);
-			json__key(j, "pid");
-			json__int(j, m->threads[i].pid);
-			json_part(j, m, r, -1, min_pct, top);
+			json__key_int(j, "rank", rl[i].rank);
+			json__key_int(j, "pid", rl[i].pid);
+			struct hp_tnode *root = model__rank_tree(m, rl[i].rank);
+			struct hp_fstat *rows;
+			size_t n = model__rank_flat(m, rl[i].rank, &rows);
+			json_part(j, root, rows, n, min_pct, top);
+			free(rows);
 			json__obj_end(j);
 		}
+		free(rl);
 		json__arr_end(j);
 	}
 	if (view_comp_json && strcmp(m->mode, "measured") == 0)
@@ -476,6 +414,7 @@ static int report_json(struct hp_model *m, int pretty, int top, double min_pct, 
 int cmd_report(int argc, char **argv)
 {
 	int json = 0, threads = 0, ranks = 0, raw = 0, critpath = 0, compact = 0, html = 0;
+	unsigned lopts = 0;
 	const char *outpath = NULL;
 	long top = -1;
 	double min_pct = -1;
@@ -493,6 +432,7 @@ int cmd_report(int argc, char **argv)
 		case R_THREADS: threads = 1; break;
 		case R_RANKS: ranks = 1; break;
 		case R_RAW: raw = 1; break;
+		case R_NOFOLD: lopts |= MODEL_NO_FOLD; break;
 		case R_TOP:
 			if (tool_parse_u64(optarg, &u) < 0 || u > 1000000000)
 				return tool_usage("report", "--top needs a number, not '%s'", optarg);
@@ -529,7 +469,7 @@ int cmd_report(int argc, char **argv)
 
 	struct hp_model m;
 	char err[1024];
-	if (model__load(&m, argv[optind], err, sizeof err) < 0)
+	if (model__load_opts(&m, argv[optind], lopts, err, sizeof err) < 0)
 		return tool_err("%s", err);
 	int rc = HP_EXIT_OK;
 	if (html) {
@@ -576,23 +516,22 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	if (ranks) {
-		int seen[4096], nseen = 0;
-		for (size_t i = 0; i < m.nthreadinfo; i++) {
-			int r = m.threads[i].rank, dup = 0;
-			for (int k = 0; k < nseen; k++)
-				dup |= seen[k] == r;
-			if (dup || nseen == 4096)
-				continue;
-			seen[nseen++] = r;
-			struct hp_tnode *root = model__tree(&m, r, -1);
+		struct hp_rankpart *rl;
+		size_t nr = model__rank_list(&m, &rl);
+		for (size_t i = 0; i < nr; i++) {
+			struct hp_tnode *root = model__rank_tree(&m, rl[i].rank);
 			struct hp_fstat *rows;
-			size_t n = model__flat(&m, r, -1, &rows);
+			size_t n = model__rank_flat(&m, rl[i].rank, &rows);
 			o.total = raw ? root->total_raw : root->total;
-			fprintf(stdout, "\n== Rank %d (pid %d)\n", r, m.threads[i].pid);
+			if (rl[i].rank >= 0)
+				fprintf(stdout, "\n== Rank %d (pid %d)\n", rl[i].rank, rl[i].pid);
+			else
+				fprintf(stdout, "\n== Rank -1 (pid %d: no MPI rank, or ranks merged without their own files)\n", rl[i].pid);
 			print_tree(&o, root, "Call tree");
 			print_flat(&o, rows, n);
 			free(rows);
 		}
+		free(rl);
 	}
 	if (view_comp_text && measured) {
 		fputc('\n', stdout);

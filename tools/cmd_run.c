@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runtime/config.h"
 #include "tools/util.h"
 
 int cmd_run(int argc, char **argv);
@@ -45,7 +46,7 @@ static const struct tool_opt run_opts[] = {
 	{"event", 0, "NAME", "HYPROF_EVENT", "sampling event: cycles, instructions, task-clock, cpu-clock, a PAPI name (default: best available)", O_EVENT},
 	{"period", 0, "N", "HYPROF_PERIOD", "events (or ns for software clocks) between samples", O_PERIOD},
 	{"freq", 0, "HZ", "HYPROF_FREQ", "samples per second (instead of --period)", O_FREQ},
-	{"unwind", 0, "METHOD", "HYPROF_UNWIND", "call-path unwinding: libunwind (DWARF, default) or fp (frame pointers)", O_UNWIND},
+	{"unwind", 0, "METHOD", "HYPROF_UNWIND", "call-path unwinding: libunwind (DWARF, default), fp (frame pointers) or kernel (perf_event callchains, batched)", O_UNWIND},
 	{"mode", 0, "MODE", "HYPROF_MODE", "sampled | hybrid (count probes + samples) | measured (timed probes)", O_MODE},
 	{"compensate", 0, "KIND", "HYPROF_COMPENSATE", "overhead compensation: none | local | parallel (MPI)", O_COMPENSATE},
 	{"signal", 0, "SIG", "HYPROF_SIGNAL", "signal used for samples, name or number (default SIGRTMIN+3)", O_SIGNAL},
@@ -381,7 +382,7 @@ int cmd_run(int argc, char **argv)
 {
 	static const char *const modes[] = {"sampled", "hybrid", "measured", NULL};
 	static const char *const comps[] = {"none", "local", "parallel", NULL};
-	static const char *const unwinds[] = {"libunwind", "fp", NULL};
+	static const char *const unwinds[] = {"libunwind", "fp", "kernel", NULL};
 	const char *output = NULL;
 	int have_period = 0, have_freq = 0;
 	int c;
@@ -422,7 +423,7 @@ int cmd_run(int argc, char **argv)
 			break;
 		case O_UNWIND:
 			if (!one_of(v, unwinds))
-				return tool_usage("run", "--unwind must be libunwind or fp, not '%s'", v);
+				return tool_usage("run", "--unwind must be libunwind, fp or kernel, not '%s'", v);
 			break;
 		case O_MODE:
 			if (!one_of(v, modes))
@@ -448,6 +449,11 @@ int cmd_run(int argc, char **argv)
 	}
 	if (have_period && have_freq)
 		return tool_usage("run", "give --period or --freq, not both");
+	/* Options and HYPROF_* variables alike: refuse a bad value before
+	 * anything starts (the runtime alone would warn and use the default). */
+	char cfg_err[1024];
+	if (hp_config_check(cfg_err, sizeof cfg_err))
+		return tool_err("%s (see `hyprof run --help`)", cfg_err);
 	if (optind >= argc)
 		return tool_usage("run", "no program to run");
 	char **prog_argv = argv + optind;

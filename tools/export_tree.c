@@ -158,27 +158,6 @@ void export__tree_free(struct export_tree *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static void add_values(struct hp_tnode *d, const struct hp_tnode *s)
-{
-	d->samples += s->samples;
-	d->self += s->self;
-	d->total += s->total;
-	d->self_raw += s->self_raw;
-	d->total_raw += s->total_raw;
-	d->sampled_self += s->sampled_self;
-	d->sampled_total += s->sampled_total;
-	if (s->calls >= 0)
-		d->calls = (d->calls < 0 ? 0 : d->calls) + s->calls;
-	d->clamped += s->clamped;
-	d->skipped += s->skipped;
-	d->cost += s->cost;
-	d->flags |= s->flags;
-	if (!d->pc)
-		d->pc = s->pc;
-	if (!d->line)
-		d->line = s->line;
-}
-
 /* ---- walk --------------------------------------------------------------- */
 
 int export__walk(struct hp_tnode *root, export_visit pre, export_visit post, void *arg)
@@ -294,7 +273,7 @@ static int merge_pre(struct hp_tnode *n, struct hp_tnode **path, int depth, void
 	struct hp_tnode *d = merge_child(c, c->dst[depth - 1], n);
 	if (!d)
 		return -ENOMEM;
-	add_values(d, n);
+	hp_tnode_add(d, n);
 	c->dst[depth] = d;
 	return 0;
 }
@@ -320,7 +299,7 @@ int export__merge(struct hp_tnode **roots, size_t n, struct export_tree *t)
 	for (size_t i = 0; i < n; i++) {
 		if (!roots[i])
 			continue;
-		add_values(t->root, roots[i]);
+		hp_tnode_add(t->root, roots[i]);
 		rc = export__walk(roots[i], merge_pre, NULL, &c);
 		if (rc < 0)
 			goto out;

@@ -172,3 +172,16 @@ void json__null(struct json *j)
 	pre(j);
 	fputs("null", j->out);
 }
+
+/* json__key_<kind>(j, key, v): json__key() then json__<kind>(). */
+#define JSON_MEMBER(kind, type)                                               \
+	void json__key_##kind(struct json *j, const char *key, type v)        \
+	{                                                                     \
+		json__key(j, key);                                            \
+		json__##kind(j, v);                                           \
+	}
+JSON_MEMBER(str, const char *)
+JSON_MEMBER(num, double)
+JSON_MEMBER(int, int64_t)
+JSON_MEMBER(uint, uint64_t)
+JSON_MEMBER(bool, int)

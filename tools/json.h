@@ -22,5 +22,11 @@ void json__int(struct json *j, int64_t v);
 void json__uint(struct json *j, uint64_t v);
 void json__bool(struct json *j, int v);
 void json__null(struct json *j);
+/* A member: json__key() then the value. */
+void json__key_str(struct json *j, const char *key, const char *s);
+void json__key_num(struct json *j, const char *key, double v);
+void json__key_int(struct json *j, const char *key, int64_t v);
+void json__key_uint(struct json *j, const char *key, uint64_t v);
+void json__key_bool(struct json *j, const char *key, int v);
 
 #endif

@@ -4,9 +4,14 @@
  * turned into a function-level probe tree; the sample tree (PCs) is
  * symbolized frame by frame (inlined frames expanded, return addresses
  * resolved at pc-1) into a function-level tree with recursion folding, and
- * the two are joined (model_build.h, docs/cmd-report.md).  Measured mode
- * shows the probe tree itself with compensated times.  Trees are merged
- * over threads and processes by function path.
+ * the two are joined (model_build.h, docs/cmd-report.md), regions placed in
+ * the sampled paths.  Measured mode shows the probe tree itself with
+ * compensated times.  Trees are merged over threads and processes by
+ * function path.
+ *
+ * Files: every *.hyp of the directory and of its .hyprof-ranks/ (the MPI
+ * merge's per-rank files); a merged file stands for the ranks it lists,
+ * whose own files then only give the per-rank trees (classify() below).
  *
  * Period to seconds (docs/cmd-report.md "Units"): unit "ns" -> period *
  * 1e-9; unit "events" of a cycles event -> period / frequency (META
@@ -28,20 +33,29 @@
 #include "tools/symbols.h"
 #include "tools/util.h"
 
+/* Where the MPI merge at finalize puts the per-rank files (mpiwrap/merge.c,
+ * docs/mpi.md "Merged profiles and per-rank files"). */
+#define MODEL_RANKS_DIR ".hyprof-ranks"
+
 struct mthread {
 	struct pnode *full;  /* full probe tree, NULL when no probe ran */
 	struct pnode *pf;    /* function-only probe tree */
 	double spp;          /* seconds per unit of period */
 	int use;             /* part of the model (not a per-rank duplicate) */
+	int part;            /* shown by --ranks (model__rank_tree) */
+	int merged;          /* a thread of a merged file (rank -1) */
 };
 
 struct mpriv {
 	struct mb *b;
 	struct symtab *st;
-	struct mthread *th;  /* parallel to m->threads */
+	struct mthread *th;  /* parallel to m->threads, then m->rank_threads */
+	size_t nth;          /* entries of th */
 	int any_probes, any_regions;
 	double sampled_s, matched_s, unprobed_s;
-	size_t probe_paths, probe_only, shared, overlays;
+	size_t probe_paths, probe_only, shared, overlays, regions_placed;
+	int fold;            /* fold hyprof's own frames (MODEL_NO_FOLD unset) */
+	size_t folded;       /* hyprof nodes folded away, model threads */
 	char *cost_keys[64];
 };
 
@@ -125,6 +139,39 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Append the *.hyp of directory `dir` to *out.  Counts the entries and the
+ * temporary files seen (for the error message).  0 or -errno. */
+static int scan_dir(const char *dir, char ***out, size_t *n, size_t *cap, size_t *entries,
+		    size_t *tmps)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -errno;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		(*entries)++;
+		if (strstr(de->d_name, HP_FILE_EXT ".tmp"))
+			(*tmps)++;
+		if (!ends_with(de->d_name, HP_FILE_EXT))
+			continue;
+		*out = tool_grow(*out, *n, cap, sizeof **out);
+		size_t len = strlen(dir) + strlen(de->d_name) + 2;
+		char *fp = malloc(len);
+		if (!fp)
+			abort();
+		snprintf(fp, len, "%s%s%s", dir, ends_with(dir, "/") ? "" : "/", de->d_name);
+		(*out)[(*n)++] = fp;
+	}
+	closedir(d);
+	return 0;
+}
+
+/* Every profile of `path`: the file itself, or the *.hyp of the directory
+ * and of its MODEL_RANKS_DIR (where the MPI merge puts the per-rank files,
+ * docs/mpi.md); which of them make the model is decided once they are read
+ * (classify()).  Sorted by path within each directory. */
 static int list_profiles(const char *path, char ***out, size_t *n, char *err, size_t errlen)
 {
 	struct stat sb;
@@ -137,40 +184,30 @@ static int list_profiles(const char *path, char ***out, size_t *n, char *err, si
 	}
 	if (!S_ISDIR(sb.st_mode)) {
 		*out = malloc(sizeof **out);
+		if (!*out)
+			abort();
 		(*out)[0] = xstrdup(path);
 		*n = 1;
 		return 0;
 	}
-	DIR *d = opendir(path);
-	if (!d) {
-		int e = errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
-		return -e;
-	}
 	size_t cap = 0, entries = 0, tmps = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		entries++;
-		if (strstr(de->d_name, HP_FILE_EXT ".tmp"))
-			tmps++;
-		if (!ends_with(de->d_name, HP_FILE_EXT))
-			continue;
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 16;
-			*out = realloc(*out, cap * sizeof **out);
-			if (!*out)
-				abort();
-		}
-		size_t len = strlen(path) + strlen(de->d_name) + 2;
-		char *fp = malloc(len);
-		if (!fp)
-			abort();
-		snprintf(fp, len, "%s%s%s", path, ends_with(path, "/") ? "" : "/", de->d_name);
-		(*out)[(*n)++] = fp;
+	int rc = scan_dir(path, out, n, &cap, &entries, &tmps);
+	if (rc < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		return rc;
 	}
-	closedir(d);
+	qsort(*out, *n, sizeof **out, cmp_str);
+	size_t top = *n;
+	size_t len = strlen(path) + sizeof(MODEL_RANKS_DIR) + 2;
+	char *hidden = malloc(len);
+	if (!hidden)
+		abort();
+	snprintf(hidden, len, "%s%s%s", path, ends_with(path, "/") ? "" : "/", MODEL_RANKS_DIR);
+	/* a missing or unreadable ranks directory only means no per-rank files */
+	if (stat(hidden, &sb) == 0 && S_ISDIR(sb.st_mode) &&
+	    scan_dir(hidden, out, n, &cap, &entries, &tmps) == 0)
+		qsort(*out + top, *n - top, sizeof **out, cmp_str);
+	free(hidden);
 	if (*n == 0) {
 		if (entries == 0)
 			snprintf(err, errlen,
@@ -186,9 +223,10 @@ static int list_profiles(const char *path, char ***out, size_t *n, char *err, si
 				 "%s: no profiles (*" HP_FILE_EXT ") in this directory: is it a hyprof "
 				 "output directory?",
 				 path);
+		free(*out);
+		*out = NULL;
 		return -ENOENT;
 	}
-	qsort(*out, *n, sizeof **out, cmp_str);
 	return 0;
 }
 
@@ -226,16 +264,7 @@ struct pctx {
 
 static void padd_node(struct pnode *q, const struct cct_node *nd)
 {
-	q->calls += nd->calls;
-	q->incl += nd->incl;
-	q->excl += nd->excl;
-	q->incl_comp += nd->incl_comp;
-	q->excl_comp += nd->excl_comp;
-	q->samples += nd->samples;
-	q->period += nd->period;
-	q->meas_samples += nd->meas_samples;
-	q->clamped += nd->clamped;
-	q->skipped += nd->skipped;
+	MB_PNODE_ADD(q, nd);
 	q->flags |= nd->flags & ~(CCT_F_REDIRECT | CCT_F_PROBE | CCT_F_REGION);
 }
 
@@ -343,25 +372,14 @@ static void mdfs(struct mb *b, const struct pnode *q, struct hp_tnode *t, double
 {
 	for (struct pnode *c = q->child; c; c = c->sibling) {
 		struct hp_tnode *n = mb__child(b, t, c->fn, 0);
-		if (n->calls < 0)
-			n->calls = 0;
-		n->calls += (int64_t)c->calls;
+		mb__calls_add(n, c);
+		n->flags |= mb__tflags(c->flags & CCT_F_TRUNCATED);
 		n->self_raw += (double)c->excl * c2s;
 		n->total_raw += (double)c->incl * c2s;
 		n->self += (double)(use_raw ? c->excl : c->excl_comp) * c2s;
 		n->total += (double)(use_raw ? c->incl : c->incl_comp) * c2s;
 		n->sampled_self += (double)c->period * spp;
 		n->samples += (double)c->samples;
-		n->clamped += c->clamped;
-		n->skipped += c->skipped;
-		if (c->flags & CCT_F_FOLDED)
-			n->flags |= HP_T_FOLDED;
-		if (c->flags & CCT_F_PARTIAL)
-			n->flags |= HP_T_PARTIAL;
-		if (c->flags & CCT_F_EXCLUDED)
-			n->flags |= HP_T_EXCLUDED;
-		if (c->flags & CCT_F_TRUNCATED)
-			n->flags |= HP_T_TRUNCATED;
 		mdfs(b, c, n, c2s, spp, use_raw);
 	}
 }
@@ -431,7 +449,9 @@ static void set_err(char *err, size_t errlen, const char *fmt, const char *a, co
 	snprintf(err, errlen, fmt, a, b);
 }
 
-static void thread_dropped(struct hp_model *m, const struct hp_kvlist *kv, uint64_t *sum)
+/* Samples a thread dropped (*sum), and by reason into the model's
+ * dropped_by when `count`. */
+static void thread_dropped(struct hp_model *m, const struct hp_kvlist *kv, uint64_t *sum, int count)
 {
 	*sum = 0;
 	for (size_t i = 0; i < kv->n; i++) {
@@ -440,6 +460,8 @@ static void thread_dropped(struct hp_model *m, const struct hp_kvlist *kv, uint6
 			continue;
 		uint64_t v = kv->v[i].type == HP_KV_U64 ? kv->v[i].u : (uint64_t)kv_num(kv, k, 0);
 		*sum += v;
+		if (!count)
+			continue;
 		int r;
 		for (r = 0; r < m->ndrop; r++)
 			if (strcmp(m->drop_names[r], k + 8) == 0)
@@ -465,7 +487,320 @@ static void free_paths(char **v, size_t n)
 	free(v);
 }
 
+/* ---- which files make the model ----------------------------------------
+ *
+ * A merged file (the MPI merge at finalize, HP_FILE_MERGED) holds every rank
+ * listed in its HP_SEC_MPI_RANKS section (rank, pid).  The per-rank file of
+ * a listed process (kept beside it with --per-rank, or in MODEL_RANKS_DIR)
+ * is then not part of the merged model, which would count it twice, but it
+ * is still read: it gives that rank its own tree for --ranks.  Every other
+ * file is part of the model: a rank the merge lacks (it could not add its
+ * profile), a process forked by a rank, a non-MPI process, or every rank
+ * when no merge happened (HYPROF_MPI_MERGE=0, a rank died, rank 0 could not
+ * write).  The same process image found twice (a copied file) counts once:
+ * the copy that covers the longer run. */
+
+enum { F_MODEL = 0, F_RANK_DETAIL = 1, F_DUPLICATE = 2 };
+
+struct covered {
+	int64_t rank, pid;
+};
+
+/* The (rank, pid) list of a merged file; -1 when it has none (readers of
+ * files from before the section existed fall back on the ranks' number). */
+static long merged_ranks(const struct hp_prof *p, struct covered **out)
+{
+	*out = NULL;
+	const struct hp_section *s = hp_prof_section(p, HP_SEC_MPI_RANKS);
+	if (!s || s->len < 4)
+		return -1;
+	uint32_t count;
+	memcpy(&count, s->data, 4);
+	if (count > (s->len - 4) / 4)
+		return -1;
+	struct covered *v = calloc(count ? count : 1, sizeof *v);
+	if (!v)
+		abort();
+	size_t off = 4;
+	long n = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		uint32_t len;
+		if (off + 4 > s->len)
+			break;
+		memcpy(&len, s->data + off, 4);
+		off += 4;
+		if (len > s->len - off)
+			break;
+		struct hp_kvlist kv = {0};
+		if (hp_kv_parse(s->data + off, len, &kv) == 0) {
+			v[n].rank = (int64_t)kv_num(&kv, "rank", -1);
+			v[n].pid = (int64_t)kv_num(&kv, "pid", -1);
+			if (v[n].rank >= 0)
+				n++;
+			hp_kv_free(&kv);
+		}
+		off += len;
+	}
+	*out = v;
+	return n;
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* Same process image: pid, rank, host, program and start time. */
+static int same_image(const struct hp_prof *a, const struct hp_prof *b)
+{
+	return kv_num(&a->meta, "pid", -1) == kv_num(&b->meta, "pid", -2) &&
+	       kv_num(&a->meta, "rank", -1) == kv_num(&b->meta, "rank", -1) &&
+	       kv_num(&a->meta, "start_ns", -1) == kv_num(&b->meta, "start_ns", -2) &&
+	       same_str(meta_str(a, "hostname", NULL), meta_str(b, "hostname", NULL)) &&
+	       same_str(meta_str(a, "program", NULL), meta_str(b, "program", NULL));
+}
+
+/* The better of two copies of one image: whole rather than partial, then the
+ * one written last. */
+static int better_copy(const struct hp_prof *a, const struct hp_prof *b)
+{
+	int pa = (a->flags & HP_FILE_PARTIAL) != 0, pb = (b->flags & HP_FILE_PARTIAL) != 0;
+	if (pa != pb)
+		return pa < pb;
+	return kv_num(&a->meta, "end_ns", 0) > kv_num(&b->meta, "end_ns", 0);
+}
+
+/* role[i] for every file; returns the number of files in the model. */
+static size_t classify(struct hp_prof **profs, size_t n, int *role)
+{
+	for (size_t i = 0; i < n; i++)
+		role[i] = F_MODEL;
+	for (size_t i = 0; i < n; i++) {
+		if (profs[i]->flags & HP_FILE_MERGED)
+			continue;
+		for (size_t k = i + 1; k < n && role[i] != F_DUPLICATE; k++) {
+			if ((profs[k]->flags & HP_FILE_MERGED) || role[k] == F_DUPLICATE ||
+			    !same_image(profs[i], profs[k]))
+				continue;
+			if (better_copy(profs[k], profs[i]))
+				role[i] = F_DUPLICATE;
+			else
+				role[k] = F_DUPLICATE;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct hp_prof *mp = profs[i];
+		if (!(mp->flags & HP_FILE_MERGED))
+			continue;
+		struct covered *cv;
+		long nc = merged_ranks(mp, &cv);
+		double nranks = kv_num(&mp->meta, "nranks", 0);
+		const char *prog = meta_str(mp, "program", NULL);
+		for (size_t k = 0; k < n; k++) {
+			const struct hp_prof *p = profs[k];
+			if (role[k] != F_MODEL || (p->flags & HP_FILE_MERGED))
+				continue;
+			double r = kv_num(&p->meta, "rank", -1), pid = kv_num(&p->meta, "pid", -1);
+			int hit = 0;
+			if (nc >= 0) {
+				for (long c = 0; c < nc && !hit; c++)
+					hit = (double)cv[c].rank == r && (double)cv[c].pid == pid;
+			} else {
+				hit = r >= 0 && r < nranks && same_str(prog, meta_str(p, "program", NULL));
+			}
+			if (hit)
+				role[k] = F_RANK_DETAIL;
+		}
+		free(cv);
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += role[i] == F_MODEL;
+	return k;
+}
+
+/* Threads of one file: symbolized, joined, appended at m->threads[*nt].
+ * `detail`: a per-rank file a merged file covers (--ranks only): its
+ * threads are built the same way but kept out of the model's sums. */
+static int load_file(struct hp_model *m, struct mpriv *pv, struct hp_prof *p, int detail,
+		     size_t *nt, int measured, char *err, size_t errlen)
+{
+	/* m->ranks lists the model's files; a detail file's entry is local */
+	struct hp_rankinfo dri = {0};
+	struct hp_rankinfo *ri = detail ? &dri : &m->ranks[m->nranks++];
+	ri->rank = (int)kv_num(&p->meta, "rank", -1);
+	ri->pid = (int)kv_num(&p->meta, "pid", 0);
+	ri->prof = p;
+	ri->wall_raw = prof_wall(p);
+	const struct hp_section *ms = hp_prof_section(p, HP_SEC_MPI);
+	struct hp_kvlist mk = {0};
+	if (ms && hp_kv_parse(ms->data, ms->len, &mk) == 0) {
+		ri->wall_local = kv_num(&mk, "wall_local", 0);
+		ri->wall_parallel = kv_num(&mk, "wall_parallel", 0);
+		ri->wait_raw = kv_num(&mk, "wait_raw", 0);
+		ri->wait_compensated = kv_num(&mk, "wait_compensated", 0);
+		ri->reordered_receives = (uint64_t)kv_num(&mk, "reordered_receives", 0);
+		hp_kv_free(&mk);
+	}
+	if (!detail) {
+		m->nprocs += (p->flags & HP_FILE_MERGED) ? (int)kv_num(&p->meta, "nranks", 1) : 1;
+		if ((p->flags & HP_FILE_PARTIAL) || kv_num(&p->meta, "partial", 0) > 0)
+			m->partial = 1;
+		if (ri->wall_raw > m->duration)
+			m->duration = ri->wall_raw;
+		cost_add(m, &p->cost);
+	}
+
+	struct sym_space *sp = symtab__space(pv->st, p->modules, p->nmodules);
+	if (!sp) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	/* the join's statistics describe the model: a detail file leaves them */
+	double s_sampled = pv->sampled_s, s_matched = pv->matched_s, s_unprobed = pv->unprobed_s;
+	size_t s_po = pv->probe_only, s_ov = pv->overlays, s_rp = pv->regions_placed;
+	int s_probes = pv->any_probes, s_regions = pv->any_regions;
+
+	double tsc_hz = prof_tsc_hz(p);
+	const char *unit = meta_str(p, "unit", NULL);
+	const char *pev = meta_str(p, "event", "source_event");
+	double ev_hz = kv_num(&p->meta, "event_hz", 0);
+	size_t base = *nt;
+	int has_regions = 0;
+	for (size_t t = 0; t < p->nthreads; t++) {
+		const struct hp_prof_thread *pt = &p->threads[t];
+		struct hp_threadinfo *ti = &m->threads[*nt];
+		struct mthread *mt = &pv->th[*nt];
+		(*nt)++;
+		mt->use = !detail;
+		mt->part = detail || !(p->flags & HP_FILE_MERGED);
+		mt->merged = (p->flags & HP_FILE_MERGED) != 0;
+		ti->rank = (int)kv_num(&pt->kv, "rank", ri->rank);
+		ti->pid = (int)kv_num(&pt->kv, "pid", ri->pid);
+		ti->tid = (int)kv_num(&pt->kv, "tid", 0);
+		ti->index = (int)kv_num(&pt->kv, "index", (double)t);
+		double ts = kv_num(&pt->kv, "start_ns", 0), te = kv_num(&pt->kv, "end_ns", 0);
+		ti->wall = te > ts ? (te - ts) * 1e-9 : ri->wall_raw;
+		ti->cpu = kv_num(&pt->kv, "cpu_ns", 0) * 1e-9;
+		uint64_t tot_period = 0, tot_samples = 0;
+		for (uint32_t k = 0; k < pt->nsample; k++) {
+			tot_period += pt->sample[k].period;
+			tot_samples += pt->sample[k].samples;
+		}
+		ti->samples = (uint64_t)kv_num(&pt->kv, "samples", (double)tot_samples);
+		thread_dropped(m, &pt->kv, &ti->dropped, !detail);
+		if (!detail) {
+			m->samples += ti->samples;
+			m->dropped += ti->dropped;
+		}
+		/* seconds per unit of period */
+		if (!unit || strcmp(unit, "ns") == 0)
+			mt->spp = 1e-9;
+		else if (is_cycles_event(pev) && (ev_hz > 0 || tsc_hz > 0))
+			mt->spp = 1.0 / (ev_hz > 0 ? ev_hz : tsc_hz);
+		else if (ti->cpu > 0 && tot_period > 0)
+			mt->spp = ti->cpu / (double)tot_period;
+		else
+			mt->spp = tsc_hz > 0 ? 1.0 / tsc_hz : 1e-9;
+
+		if (pt->nprobe > 1) {
+			struct pctx pc = {pv, p, sp, pt->probe, pt->nprobe, NULL, 0};
+			pc.map = calloc(pt->nprobe, sizeof *pc.map);
+			if (!pc.map)
+				abort();
+			mt->full = mb__proot(pv->b);
+			pc.map[0] = mt->full;
+			padd_node(mt->full, &pt->probe[0]);
+			pdfs(&pc, 0, mt->full, 0);
+			free(pc.map);
+			if (mt->full->child) {
+				mt->pf = mb__splice_regions(pv->b, mt->full);
+				pv->any_probes = 1;
+				has_regions |= pc.has_regions;
+			} else {
+				mt->full = NULL;
+			}
+		}
+	}
+	pv->any_regions |= has_regions;
+	/* sampled trees once this process's probe trees exist: the join asks
+	 * which functions are instrumented */
+	for (size_t t = 0; t < p->nthreads; t++) {
+		const struct hp_prof_thread *pt = &p->threads[t];
+		struct hp_threadinfo *ti = &m->threads[base + t];
+		struct mthread *mt = &pv->th[base + t];
+		ti->root = mb__root(pv->b);
+		double cps = (double)m->period * mt->spp; /* one sample, seconds */
+		if (measured && mt->full) {
+			int use_raw = !comp_present(mt->full);
+			double c2s = tsc_hz > 0 ? 1.0 / tsc_hz : 0;
+			mdfs(pv->b, mt->full, ti->root, c2s, mt->spp, use_raw);
+			/* nodes of the full tree map 1:1 on tree nodes */
+			struct hp_tnode *r = ti->root;
+			r->total = r->total_raw = 0;
+			for (struct hp_tnode *c = r->child; c; c = c->sibling) {
+				r->total += c->total;
+				r->total_raw += c->total_raw;
+			}
+			sampled_totals(r);
+			pv->unprobed_s += (double)mt->full->period * mt->spp;
+			continue;
+		}
+		if (pt->nsample > 0) {
+			struct sctx sc = {pv, sp, pt->sample, pt->nsample, mt->spp, mt->pf != NULL};
+			struct mb_pos pos = {ti->root, mt->pf};
+			for (uint32_t ci = pt->sample[0].first_child, guard = 0;
+			     ci < pt->nsample && guard <= pt->nsample;
+			     ci = pt->sample[ci].next_sibling, guard++)
+				sdfs(&sc, ci, pos, 0, 1);
+			/* samples at the root itself: no frame at all */
+			if (pt->sample[0].period) {
+				double secs = (double)pt->sample[0].period * mt->spp;
+				ti->root->self += secs;
+				ti->root->self_raw += secs;
+				ti->root->sampled_self += secs;
+				pv->sampled_s += secs;
+			}
+		}
+		if (mt->pf) {
+			pv->probe_only += (size_t)mb__join(pv->b, ti->root, mt->pf);
+			if (has_regions) {
+				int placed = 0;
+				pv->overlays += (size_t)mb__regions(pv->b, ti->root, mt->full,
+								    mt->spp, &placed);
+				pv->regions_placed += (size_t)placed;
+			}
+			cost_rec(mt->pf, cps);
+		} else {
+			mb__totals(ti->root);
+		}
+		if (pv->fold) {
+			size_t nf = 0;
+			ti->root = mb__fold_hyprof(pv->b, ti->root, &nf);
+			if (!detail)
+				pv->folded += nf;
+		}
+	}
+	if (detail) {
+		pv->sampled_s = s_sampled;
+		pv->matched_s = s_matched;
+		pv->unprobed_s = s_unprobed;
+		pv->probe_only = s_po;
+		pv->overlays = s_ov;
+		pv->regions_placed = s_rp;
+		pv->any_probes = s_probes;
+		pv->any_regions = s_regions;
+	}
+	return 0;
+}
+
 int model__load(struct hp_model *m, const char *path, char *err, size_t errlen)
+{
+	return model__load_opts(m, path, 0, err, errlen);
+}
+
+int model__load_opts(struct hp_model *m, const char *path, unsigned opts, char *err,
+		     size_t errlen)
 {
 	char **paths;
 	size_t np;
@@ -477,6 +812,7 @@ int model__load(struct hp_model *m, const char *path, char *err, size_t errlen)
 	if (!pv)
 		abort();
 	m->priv = pv;
+	pv->fold = !(opts & MODEL_NO_FOLD);
 	m->dir = xstrdup(path);
 	pv->b = mb__new();
 	pv->st = symtab__new();
@@ -486,42 +822,44 @@ int model__load(struct hp_model *m, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	struct hp_prof **all = calloc(np, sizeof *all);
+	int *role = calloc(np, sizeof *role);
 	m->profs = calloc(np, sizeof *m->profs);
-	if (!m->profs)
+	m->rank_profs = calloc(np, sizeof *m->rank_profs);
+	if (!all || !role || !m->profs || !m->rank_profs)
 		abort();
 	for (size_t i = 0; i < np; i++) {
 		char e[512] = "";
-		struct hp_prof *p = NULL;
-		rc = hp_prof_read(paths[i], &p, e, sizeof e);
+		rc = hp_prof_read(paths[i], &all[i], e, sizeof e);
 		if (rc < 0) {
 			/* the reader's message names the file already */
 			if (e[0] && strncmp(e, paths[i], strlen(paths[i])) == 0)
 				snprintf(err, errlen, "%s", e);
 			else
 				set_err(err, errlen, "%s: %s", paths[i], e[0] ? e : strerror(-rc));
+			for (size_t k = 0; k < i; k++)
+				hp_prof_free(all[k]);
+			free(all);
+			free(role);
 			free_paths(paths, np);
 			model__free(m);
 			return rc;
 		}
-		m->profs[m->nprofs++] = p;
 	}
 	free_paths(paths, np);
+	classify(all, np, role);
+	for (size_t i = 0; i < np; i++) {
+		if (role[i] == F_MODEL)
+			m->profs[m->nprofs++] = all[i];
+		else if (role[i] == F_RANK_DETAIL)
+			m->rank_profs[m->nrank_profs++] = all[i];
+		else
+			hp_prof_free(all[i]);
+	}
+	free(all);
+	free(role);
 
-	/* A merged file (MPI merge at finalize) already holds every rank: the
-	 * per-rank files kept beside it (--per-rank) are not counted twice. */
-	int any_merged = 0;
-	for (size_t i = 0; i < m->nprofs; i++)
-		any_merged |= (m->profs[i]->flags & HP_FILE_MERGED) != 0;
-	int *use = calloc(m->nprofs, sizeof *use);
-	if (!use)
-		abort();
-	for (size_t i = 0; i < m->nprofs; i++)
-		use[i] = !any_merged || (m->profs[i]->flags & HP_FILE_MERGED);
-
-	const struct hp_prof *first = NULL;
-	for (size_t i = 0; i < m->nprofs && !first; i++)
-		if (use[i])
-			first = m->profs[i];
+	const struct hp_prof *first = m->profs[0];
 	m->program = xstrdup(meta_str(first, "program", NULL) ? meta_str(first, "program", NULL)
 							   : "[unknown program]");
 	m->mode = xstrdup(meta_str(first, "mode", NULL) ? meta_str(first, "mode", NULL) : "sampled");
@@ -534,161 +872,40 @@ int model__load(struct hp_model *m, const char *path, char *err, size_t errlen)
 	m->calib = first->calib;
 	int measured = strcmp(m->mode, "measured") == 0;
 
-	/* threads and ranks */
-	size_t nth = 0;
+	/* threads and ranks: the model's first, then the per-rank details */
+	size_t nth = 0, nt = 0;
 	for (size_t i = 0; i < m->nprofs; i++)
-		if (use[i])
-			nth += m->profs[i]->nthreads;
+		nth += m->profs[i]->nthreads;
+	for (size_t i = 0; i < m->nrank_profs; i++)
+		nth += m->rank_profs[i]->nthreads;
 	m->threads = calloc(nth ? nth : 1, sizeof *m->threads);
 	pv->th = calloc(nth ? nth : 1, sizeof *pv->th);
-	m->ranks = calloc(m->nprofs, sizeof *m->ranks);
+	m->ranks = calloc(m->nprofs + m->nrank_profs, sizeof *m->ranks);
 	if (!m->threads || !pv->th || !m->ranks)
 		abort();
-
-	for (size_t i = 0; i < m->nprofs; i++) {
-		struct hp_prof *p = m->profs[i];
-		struct hp_rankinfo *ri = &m->ranks[m->nranks++];
-		ri->rank = (int)kv_num(&p->meta, "rank", -1);
-		ri->pid = (int)kv_num(&p->meta, "pid", 0);
-		ri->prof = p;
-		ri->wall_raw = prof_wall(p);
-		const struct hp_section *ms = hp_prof_section(p, HP_SEC_MPI);
-		struct hp_kvlist mk = {0};
-		if (ms && hp_kv_parse(ms->data, ms->len, &mk) == 0) {
-			ri->wall_local = kv_num(&mk, "wall_local", 0);
-			ri->wall_parallel = kv_num(&mk, "wall_parallel", 0);
-			ri->wait_raw = kv_num(&mk, "wait_raw", 0);
-			ri->wait_compensated = kv_num(&mk, "wait_compensated", 0);
-			ri->reordered_receives = (uint64_t)kv_num(&mk, "reordered_receives", 0);
-			hp_kv_free(&mk);
-		}
-		if (!use[i])
-			continue;
-		m->nprocs += (p->flags & HP_FILE_MERGED) ? (int)kv_num(&p->meta, "nranks", 1) : 1;
-		if ((p->flags & HP_FILE_PARTIAL) || kv_num(&p->meta, "partial", 0) > 0)
-			m->partial = 1;
-		if (ri->wall_raw > m->duration)
-			m->duration = ri->wall_raw;
-		cost_add(m, &p->cost);
-
-		struct sym_space *sp = symtab__space(pv->st, p->modules, p->nmodules);
-		if (!sp) {
-			snprintf(err, errlen, "out of memory");
-			free(use);
+	for (size_t i = 0; i < m->nprofs + m->nrank_profs; i++) {
+		int detail = i >= m->nprofs;
+		struct hp_prof *p = detail ? m->rank_profs[i - m->nprofs] : m->profs[i];
+		rc = load_file(m, pv, p, detail, &nt, measured, err, errlen);
+		if (rc < 0) {
 			model__free(m);
-			return -ENOMEM;
+			return rc;
 		}
-		double tsc_hz = prof_tsc_hz(p);
-		const char *unit = meta_str(p, "unit", NULL);
-		const char *pev = meta_str(p, "event", "source_event");
-		double ev_hz = kv_num(&p->meta, "event_hz", 0);
-		for (size_t t = 0; t < p->nthreads; t++) {
-			const struct hp_prof_thread *pt = &p->threads[t];
-			struct hp_threadinfo *ti = &m->threads[m->nthreadinfo];
-			struct mthread *mt = &pv->th[m->nthreadinfo];
-			m->nthreadinfo++;
-			mt->use = 1;
-			ti->rank = (int)kv_num(&pt->kv, "rank", ri->rank);
-			ti->pid = (int)kv_num(&pt->kv, "pid", ri->pid);
-			ti->tid = (int)kv_num(&pt->kv, "tid", 0);
-			ti->index = (int)kv_num(&pt->kv, "index", (double)t);
-			double ts = kv_num(&pt->kv, "start_ns", 0), te = kv_num(&pt->kv, "end_ns", 0);
-			ti->wall = te > ts ? (te - ts) * 1e-9 : ri->wall_raw;
-			ti->cpu = kv_num(&pt->kv, "cpu_ns", 0) * 1e-9;
-			uint64_t tot_period = 0, tot_samples = 0;
-			for (uint32_t k = 0; k < pt->nsample; k++) {
-				tot_period += pt->sample[k].period;
-				tot_samples += pt->sample[k].samples;
-			}
-			ti->samples = (uint64_t)kv_num(&pt->kv, "samples", (double)tot_samples);
-			thread_dropped(m, &pt->kv, &ti->dropped);
-			m->samples += ti->samples;
-			m->dropped += ti->dropped;
-			/* seconds per unit of period */
-			if (!unit || strcmp(unit, "ns") == 0)
-				mt->spp = 1e-9;
-			else if (is_cycles_event(pev) && (ev_hz > 0 || tsc_hz > 0))
-				mt->spp = 1.0 / (ev_hz > 0 ? ev_hz : tsc_hz);
-			else if (ti->cpu > 0 && tot_period > 0)
-				mt->spp = ti->cpu / (double)tot_period;
-			else
-				mt->spp = tsc_hz > 0 ? 1.0 / tsc_hz : 1e-9;
-
-			if (pt->nprobe > 1) {
-				struct pctx pc = {pv, p, sp, pt->probe, pt->nprobe, NULL, 0};
-				pc.map = calloc(pt->nprobe, sizeof *pc.map);
-				if (!pc.map)
-					abort();
-				mt->full = mb__proot(pv->b);
-				pc.map[0] = mt->full;
-				padd_node(mt->full, &pt->probe[0]);
-				pdfs(&pc, 0, mt->full, 0);
-				free(pc.map);
-				if (mt->full->child) {
-					mt->pf = mb__splice_regions(pv->b, mt->full);
-					pv->any_probes = 1;
-					pv->any_regions |= pc.has_regions;
-				} else {
-					mt->full = NULL;
-				}
-			}
-		}
-		/* sampled trees once this process's probe trees exist: the join
-		 * asks which functions are instrumented */
-		size_t base = m->nthreadinfo - p->nthreads;
-		for (size_t t = 0; t < p->nthreads; t++) {
-			const struct hp_prof_thread *pt = &p->threads[t];
-			struct hp_threadinfo *ti = &m->threads[base + t];
-			struct mthread *mt = &pv->th[base + t];
-			ti->root = mb__root(pv->b);
-			double cps = (double)m->period * mt->spp; /* one sample, seconds */
-			if (measured && mt->full) {
-				int use_raw = !comp_present(mt->full);
-				double c2s = tsc_hz > 0 ? 1.0 / tsc_hz : 0;
-				mdfs(pv->b, mt->full, ti->root, c2s, mt->spp, use_raw);
-				/* nodes of the full tree map 1:1 on tree nodes */
-				struct hp_tnode *r = ti->root;
-				r->total = r->total_raw = 0;
-				for (struct hp_tnode *c = r->child; c; c = c->sibling) {
-					r->total += c->total;
-					r->total_raw += c->total_raw;
-				}
-				sampled_totals(r);
-				pv->unprobed_s += (double)mt->full->period * mt->spp;
-				continue;
-			}
-			if (pt->nsample > 0) {
-				struct sctx sc = {pv, sp, pt->sample, pt->nsample, mt->spp, mt->pf != NULL};
-				struct mb_pos pos = {ti->root, mt->pf};
-				for (uint32_t ci = pt->sample[0].first_child, guard = 0;
-				     ci < pt->nsample && guard <= pt->nsample;
-				     ci = pt->sample[ci].next_sibling, guard++)
-					sdfs(&sc, ci, pos, 0, 1);
-				/* samples at the root itself: no frame at all */
-				if (pt->sample[0].period) {
-					double secs = (double)pt->sample[0].period * mt->spp;
-					ti->root->self += secs;
-					ti->root->self_raw += secs;
-					ti->root->sampled_self += secs;
-					pv->sampled_s += secs;
-				}
-			}
-			if (mt->pf) {
-				pv->probe_only += (size_t)mb__join(pv->b, ti->root, mt->pf);
-				if (pv->any_regions)
-					pv->overlays += (size_t)mb__regions(pv->b, ti->root, mt->full,
-									    mt->spp);
-				cost_rec(mt->pf, cps);
-			} else {
-				mb__totals(ti->root);
-			}
-		}
+		if (!detail)
+			m->nthreadinfo = nt;
 	}
-	free(use);
+	pv->nth = nt;
+	m->rank_threads = m->threads + m->nthreadinfo;
+	m->nrank_threads = nt - m->nthreadinfo;
+	/* a merged file's threads (rank -1) stand for its ranks in --ranks only
+	 * when no per-rank file of them was found */
+	for (size_t t = 0; t < nt; t++)
+		if (pv->th[t].merged && m->nrank_profs == 0)
+			pv->th[t].part = 1;
 
 	/* measured mode: the cost of each node from its measurement samples */
 	if (measured) {
-		for (size_t t = 0; t < m->nthreadinfo; t++) {
+		for (size_t t = 0; t < nt; t++) {
 			struct mthread *mt = &pv->th[t];
 			if (!mt->full)
 				continue;
@@ -717,7 +934,7 @@ int model__load(struct hp_model *m, const char *path, char *err, size_t errlen)
 	/* statistics of the join */
 	for (size_t t = 0; t < m->nthreadinfo; t++) {
 		struct mthread *mt = &pv->th[t];
-		if (!mt->pf)
+		if (!mt->pf || !mt->use)
 			continue;
 		struct pnode *stk[4096];
 		int k = 0;
@@ -767,10 +984,18 @@ int model__load(struct hp_model *m, const char *path, char *err, size_t errlen)
 				      "only in uninstrumented frames (their calls repeat there; the flat "
 				      "profile counts each call once)",
 				      pv->shared);
+		if (pv->regions_placed && k > 0 && (size_t)k < sizeof note)
+			k += snprintf(note + k, sizeof note - k,
+				      "; regions are placed in the sampled paths: each probe path inside "
+				      "a region takes its share of the sampled time of its function path "
+				      "(the samples counted while it was innermost), from the paths that "
+				      "can have been inside the region");
 		if (pv->overlays && k > 0 && (size_t)k < sizeof note)
 			snprintf(note + k, sizeof note - k,
-				 "; regions are overlays: their time is also in the functions "
-				 "beside them");
+				 "; %zu regions could not be placed (no enclosing instrumented function "
+				 "or source position) and are overlays: their time is also in the "
+				 "functions beside them",
+				 pv->overlays);
 	} else if (strcmp(m->mode, "sampled") == 0) {
 		snprintf(note, sizeof note, "sampled: no probes; calls unknown");
 	} else {
@@ -778,6 +1003,12 @@ int model__load(struct hp_model *m, const char *path, char *err, size_t errlen)
 			 "%s: no probe ran (the program was not built with -finstrument-functions "
 			 "and used no region): calls unknown",
 			 m->mode);
+	}
+	if (pv->folded) {
+		size_t k = strlen(note);
+		snprintf(note + k, sizeof note - k,
+			 "; hyprof's own frames folded: MPI wrappers show as the MPI call, "
+			 "hyprof's own work as one [hyprof] node (--no-fold shows every frame)");
 	}
 	m->join_note = xstrdup(note);
 	return 0;
@@ -788,22 +1019,69 @@ struct mb *model__builder(struct hp_model *m)
 	return ((struct mpriv *)m->priv)->b;
 }
 
-static int selected(const struct hp_threadinfo *ti, int rank, int thread)
+/* Thread i in a selection: rank -1 = the model (every process, ranks merged
+ * or not), else the processes of that rank, their own per-rank files
+ * included; `exact`: rank -1 means the processes without a rank. */
+static int selected(const struct hp_model *m, size_t i, int rank, int thread, int exact)
 {
-	return (rank < 0 || ti->rank == rank) && (thread < 0 || ti->index == thread);
+	const struct mpriv *pv = m->priv;
+	const struct hp_threadinfo *ti = &m->threads[i];
+	const struct mthread *mt = &pv->th[i];
+	if (thread >= 0 && ti->index != thread)
+		return 0;
+	if (rank < 0 && !exact)
+		return mt->use;
+	return mt->part && ti->rank == rank;
+}
+
+static struct hp_tnode *tree_of(struct hp_model *m, int rank, int thread, int exact)
+{
+	struct mpriv *pv = m->priv;
+	struct hp_tnode *root = mb__root(pv->b);
+	for (size_t i = 0; i < pv->nth; i++)
+		if (selected(m, i, rank, thread, exact))
+			mb__merge(pv->b, root, m->threads[i].root);
+	/* the root's total is the sum of the merged thread totals */
+	return root;
 }
 
 struct hp_tnode *model__tree(struct hp_model *m, int rank, int thread)
 {
-	struct mpriv *pv = m->priv;
 	if (rank < 0 && thread < 0 && m->root)
 		return m->root;
-	struct hp_tnode *root = mb__root(pv->b);
-	for (size_t i = 0; i < m->nthreadinfo; i++)
-		if (pv->th[i].use && selected(&m->threads[i], rank, thread))
-			mb__merge(pv->b, root, m->threads[i].root);
-	/* the root's total is the sum of the merged thread totals */
-	return root;
+	return tree_of(m, rank, thread, 0);
+}
+
+struct hp_tnode *model__rank_tree(struct hp_model *m, int rank)
+{
+	return tree_of(m, rank, -1, 1);
+}
+
+static int cmp_rankpart(const void *a, const void *b)
+{
+	const struct hp_rankpart *x = a, *y = b;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+size_t model__rank_list(struct hp_model *m, struct hp_rankpart **out)
+{
+	struct mpriv *pv = m->priv;
+	struct hp_rankpart *v = calloc(pv->nth ? pv->nth : 1, sizeof *v);
+	if (!v)
+		abort();
+	size_t n = 0;
+	for (size_t i = 0; i < pv->nth; i++) {
+		if (!pv->th[i].part)
+			continue;
+		size_t k;
+		for (k = 0; k < n && v[k].rank != m->threads[i].rank; k++)
+			;
+		if (k == n)
+			v[n++] = (struct hp_rankpart){m->threads[i].rank, m->threads[i].pid};
+	}
+	qsort(v, n, sizeof *v, cmp_rankpart);
+	*out = v;
+	return n;
 }
 
 static void pcalls(const struct pnode *q, int64_t *calls)
@@ -815,13 +1093,12 @@ static void pcalls(const struct pnode *q, int64_t *calls)
 	}
 }
 
-size_t model__flat(struct hp_model *m, int rank, int thread, struct hp_fstat **out)
+/* The calls of the flat profile rows[0..n) from the probe trees of the
+ * threads selected (thread `only` >= 0 alone): exact, each call once. */
+static void flat_calls(struct hp_model *m, struct hp_fstat *rows, size_t n, long only, int rank,
+		       int thread, int exact)
 {
 	struct mpriv *pv = m->priv;
-	struct hp_tnode *root = model__tree(m, rank, thread);
-	size_t n = mb__flat(pv->b, root, out);
-	if (!pv->any_probes)
-		return n;
 	size_t nf;
 	mb__funcs(pv->b, &nf);
 	int64_t *calls = malloc((nf + 1) * sizeof *calls);
@@ -829,32 +1106,42 @@ size_t model__flat(struct hp_model *m, int rank, int thread, struct hp_fstat **o
 		abort();
 	for (size_t i = 0; i < nf; i++)
 		calls[i] = -1;
-	for (size_t i = 0; i < m->nthreadinfo; i++)
-		if (pv->th[i].use && pv->th[i].full && selected(&m->threads[i], rank, thread))
+	for (size_t i = 0; i < pv->nth; i++)
+		if (pv->th[i].full &&
+		    (only >= 0 ? i == (size_t)only : selected(m, i, rank, thread, exact)))
 			pcalls(pv->th[i].full, calls);
 	for (size_t i = 0; i < n; i++)
-		(*out)[i].calls = calls[(*out)[i].fn->id];
+		rows[i].calls = calls[rows[i].fn->id];
 	free(calls);
+}
+
+static size_t flat_of(struct hp_model *m, int rank, int thread, int exact, struct hp_fstat **out)
+{
+	struct mpriv *pv = m->priv;
+	struct hp_tnode *root = rank < 0 && thread < 0 && !exact && m->root ? m->root
+						: tree_of(m, rank, thread, exact);
+	size_t n = mb__flat(pv->b, root, out);
+	if (pv->any_probes)
+		flat_calls(m, *out, n, -1, rank, thread, exact);
 	return n;
+}
+
+size_t model__flat(struct hp_model *m, int rank, int thread, struct hp_fstat **out)
+{
+	return flat_of(m, rank, thread, 0, out);
+}
+
+size_t model__rank_flat(struct hp_model *m, int rank, struct hp_fstat **out)
+{
+	return flat_of(m, rank, -1, 1, out);
 }
 
 size_t model__thread_flat(struct hp_model *m, size_t i, struct hp_fstat **out)
 {
 	struct mpriv *pv = m->priv;
 	size_t n = mb__flat(pv->b, m->threads[i].root, out);
-	if (!pv->th[i].full)
-		return n;
-	size_t nf;
-	mb__funcs(pv->b, &nf);
-	int64_t *calls = malloc((nf + 1) * sizeof *calls);
-	if (!calls)
-		abort();
-	for (size_t k = 0; k < nf; k++)
-		calls[k] = -1;
-	pcalls(pv->th[i].full, calls);
-	for (size_t k = 0; k < n; k++)
-		(*out)[k].calls = calls[(*out)[k].fn->id];
-	free(calls);
+	if (pv->th[i].full)
+		flat_calls(m, *out, n, (long)i, -1, -1, 0);
 	return n;
 }
 
@@ -908,6 +1195,9 @@ void model__free(struct hp_model *m)
 	for (size_t i = 0; i < m->nprofs; i++)
 		hp_prof_free(m->profs[i]);
 	free(m->profs);
+	for (size_t i = 0; i < m->nrank_profs; i++)
+		hp_prof_free(m->rank_profs[i]);
+	free(m->rank_profs);
 	for (size_t i = 0; i < m->cost.n; i++) {
 		free((char *)m->cost.v[i].key);
 		free((char *)m->cost.v[i].s);

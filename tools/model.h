@@ -35,6 +35,9 @@ enum hp_tnode_flag {
 	HP_T_PROBE_ONLY = 8,         /* known from probes only, no samples */
 	HP_T_EXCLUDED = 16,          /* filtered out at run time */
 	HP_T_TRUNCATED = 32,
+	HP_T_OVERLAY = 64,           /* a region that could not be placed in the
+				      * sampled paths: its time is also in the
+				      * nodes beside it, not in its parent's total */
 };
 
 struct hp_tnode {                /* a function-level call tree node */
@@ -53,6 +56,30 @@ struct hp_tnode {                /* a function-level call tree node */
 	uintptr_t pc;                /* one representative address (exports) */
 	int line;                    /* call-site line in the parent, 0 if unknown */
 };
+
+/* Add every metric of s into d: sums, calls (-1 = unknown stays only when
+ * both are), flags ORed; d keeps its pc and line when it has them.  Used by
+ * every merge of trees by path (model_build.c, export_tree.c). */
+static inline void hp_tnode_add(struct hp_tnode *d, const struct hp_tnode *s)
+{
+	d->samples += s->samples;
+	d->self += s->self;
+	d->total += s->total;
+	d->self_raw += s->self_raw;
+	d->total_raw += s->total_raw;
+	d->sampled_self += s->sampled_self;
+	d->sampled_total += s->sampled_total;
+	if (s->calls >= 0)
+		d->calls = (d->calls < 0 ? 0 : d->calls) + s->calls;
+	d->clamped += s->clamped;
+	d->skipped += s->skipped;
+	d->cost += s->cost;
+	d->flags |= s->flags;
+	if (!d->pc)
+		d->pc = s->pc;
+	if (!d->line)
+		d->line = s->line;
+}
 
 struct hp_fstat {                /* flat profile row */
 	struct hp_func *fn;
@@ -100,18 +127,34 @@ struct hp_model {
 	size_t nthreadinfo;
 	struct hp_rankinfo *ranks;
 	size_t nranks;
-	struct hp_prof **profs;      /* every file read */
+	struct hp_prof **profs;      /* the files the model sums (a merged file
+				      * stands for the ranks it holds) */
 	size_t nprofs;
 	double total;                /* root total of the primary metric */
 	char *join_note;             /* how counts and samples were joined */
 	void *priv;                  /* model.c's private state (builder, symbols) */
+	/* Per-rank files of the ranks a merged file holds (beside it with
+	 * --per-rank, or in DIR/.hyprof-ranks): read for the per-rank trees
+	 * (model__tree(m, rank, ...) with rank >= 0, --ranks), never summed
+	 * into the model.  Their threads follow m->threads in the same array;
+	 * m->ranks lists the model's files only. */
+	struct hp_prof **rank_profs;
+	size_t nrank_profs;
+	struct hp_threadinfo *rank_threads;
+	size_t nrank_threads;
 };
 
 /* Load every profile in `path` (a directory, or one .hyp file).  Returns 0
  * or -errno with a one-line reason in err. */
 int model__load(struct hp_model *m, const char *path, char *err, size_t errlen);
+/* model__load with options: MODEL_NO_FOLD keeps every frame of hyprof's own
+ * code (by default they are folded, model_build.h mb__fold_hyprof). */
+#define MODEL_NO_FOLD 1u
+int model__load_opts(struct hp_model *m, const char *path, unsigned opts, char *err,
+		     size_t errlen);
 void model__free(struct hp_model *m);
-/* Tree and flat profile of one rank (-1: all) and one thread (-1: all). */
+/* Tree and flat profile of one rank (-1: all) and one thread (-1: all).
+ * A rank >= 0 is read from that rank's own file when a merged file holds it. */
 struct hp_tnode *model__tree(struct hp_model *m, int rank, int thread);
 /* Walk helpers. */
 typedef int (*hp_tnode_visit)(struct hp_tnode *n, int depth, void *arg);

@@ -17,8 +17,11 @@ struct mnode {
 	struct hp_tnode t;
 	struct pnode *p;      /* first probe node linked */
 	struct pnode **more;  /* further distinct probe nodes */
-	uint32_t nmore, capmore;
+	size_t nmore, capmore;
 	int overlay;          /* region overlay: not part of the parent's total */
+	struct pnode *proj;   /* projection after this frame (mb__step), first path */
+	int proj_multi;       /* reached with another projection too (folding) */
+	int touched;          /* time or calls moved away by mb__regions */
 };
 
 #define ARENA_CHUNK (1u << 20)
@@ -126,12 +129,7 @@ struct hp_func *mb__func(struct mb *b, const char *name, const char *module, con
 	f->line = line;
 	f->is_region = is_region;
 	f->is_measurement = is_measurement;
-	if (b->nf == b->capf) {
-		b->capf = b->capf ? b->capf * 2 : 256;
-		b->fv = realloc(b->fv, b->capf * sizeof *b->fv);
-		if (!b->fv)
-			abort();
-	}
+	b->fv = tool_grow(b->fv, b->nf, &b->capf, sizeof *b->fv);
 	f->id = (uint32_t)b->nf;
 	b->fv[b->nf++] = f;
 	if (!u64map__get(&b->funcs, key))
@@ -240,25 +238,15 @@ static void link_probe(struct mb *b, struct hp_tnode *t, struct pnode *p)
 	struct mnode *m = (struct mnode *)t;
 	if (m->p == p)
 		return;
-	for (uint32_t i = 0; i < m->nmore; i++)
+	for (size_t i = 0; i < m->nmore; i++)
 		if (m->more[i] == p)
 			return;
 	if (!m->p) {
 		m->p = p;
-		if (b->nlinked == b->caplinked) {
-			b->caplinked = b->caplinked ? b->caplinked * 2 : 1024;
-			b->linked = realloc(b->linked, b->caplinked * sizeof *b->linked);
-			if (!b->linked)
-				abort();
-		}
+		b->linked = tool_grow(b->linked, b->nlinked, &b->caplinked, sizeof *b->linked);
 		b->linked[b->nlinked++] = m;
 	} else {
-		if (m->nmore == m->capmore) {
-			m->capmore = m->capmore ? m->capmore * 2 : 2;
-			m->more = realloc(m->more, m->capmore * sizeof *m->more);
-			if (!m->more)
-				abort();
-		}
+		m->more = tool_grow(m->more, m->nmore, &m->capmore, sizeof *m->more);
 		m->more[m->nmore++] = p;
 	}
 	p->matched = 1;
@@ -271,6 +259,7 @@ struct mb_pos mb__step(struct mb *b, struct mb_pos pos, struct hp_func *fn, uint
 	r.t = mb__child(b, pos.t, fn, 1);
 	r.t->flags |= tflags;
 	r.p = pos.p;
+	struct mnode *mn = (struct mnode *)r.t;
 	if (pos.p && mb__instrumented(b, fn)) {
 		/* the probes' rule: a function already on the probe path continues
 		 * at its outermost node; otherwise its child */
@@ -283,6 +272,12 @@ struct mb_pos mb__step(struct mb *b, struct mb_pos pos, struct hp_func *fn, uint
 		r.p = hit;
 		if (hit)
 			link_probe(b, r.t, hit);
+	}
+	if (r.p) {
+		if (!mn->proj)
+			mn->proj = r.p;
+		else if (mn->proj != r.p)
+			mn->proj_multi = 1;
 	}
 	return r;
 }
@@ -318,21 +313,15 @@ void mb__totals(struct hp_tnode *root)
 	totals_rec(root);
 }
 
-static void calls_add(struct hp_tnode *t, const struct pnode *p)
+void mb__calls_add(struct hp_tnode *t, const struct pnode *p)
 {
 	if (t->calls < 0)
 		t->calls = 0;
 	t->calls += (int64_t)p->calls;
 	t->clamped += p->clamped;
 	t->skipped += p->skipped;
-	if (p->flags & CCT_F_PARTIAL)
-		t->flags |= HP_T_PARTIAL;
-	if (p->flags & CCT_F_EXCLUDED)
-		t->flags |= HP_T_EXCLUDED;
-	if (p->flags & CCT_F_FOLDED)
-		t->flags |= HP_T_FOLDED;
+	t->flags |= mb__tflags(p->flags & ~(uint32_t)CCT_F_TRUNCATED);
 }
-
 static int attach_unmatched(struct mb *b, struct hp_tnode *root, struct pnode *q)
 {
 	int added = 0;
@@ -347,7 +336,7 @@ static int attach_unmatched(struct mb *b, struct hp_tnode *root, struct pnode *q
 				n->flags |= HP_T_PROBE_ONLY;
 				added++;
 			}
-			calls_add(n, c);
+			mb__calls_add(n, c);
 			c->t = n;
 		}
 		added += attach_unmatched(b, root, c);
@@ -362,11 +351,11 @@ int mb__join(struct mb *b, struct hp_tnode *root, struct pnode *proot)
 	 * linked node with the most time */
 	for (size_t i = b->joined; i < b->nlinked; i++) {
 		struct mnode *m = b->linked[i];
-		calls_add(&m->t, m->p);
+		mb__calls_add(&m->t, m->p);
 		if (!m->p->t || m->t.total > m->p->t->total)
 			m->p->t = &m->t;
-		for (uint32_t k = 0; k < m->nmore; k++) {
-			calls_add(&m->t, m->more[k]);
+		for (size_t k = 0; k < m->nmore; k++) {
+			mb__calls_add(&m->t, m->more[k]);
 			if (!m->more[k]->t || m->t.total > m->more[k]->t->total)
 				m->more[k]->t = &m->t;
 		}
@@ -383,59 +372,424 @@ static uint64_t psub_period(const struct pnode *q)
 	return s;
 }
 
-static int regions_rec(struct mb *b, struct hp_tnode *root, struct pnode *q,
-		       struct hp_tnode *region_parent, double spp)
+/* ---- regions in a sampled tree (mb__regions) ----------------------------
+ *
+ * Samples never name a region, but in hybrid mode every sample is also
+ * counted on the probe node that was innermost when it was taken (the full
+ * probe tree, regions included).  A sampled node whose path projects on the
+ * function-only probe node g was therefore taken at one of the full nodes
+ * that splice into g: outside any region, or inside one (x, whose path has
+ * regions).  Each such x takes its share period(x) / period(every full node
+ * of g) of the sampled time of g, from the sampled nodes that can have been
+ * inside its regions, and that time moves to a copy of their path with x's
+ * regions inserted: a function sampled inside a region shows under it.
+ *
+ * Where a region goes in a sampled path: between the frames of the
+ * instrumented functions that enclose it on x's path; among those frames,
+ * under the one whose function contains the region's BEGIN (same source
+ * file, the latest definition line not after the BEGIN line), else right
+ * under the enclosing instrumented function.  A frame called from a line
+ * before that BEGIN line was not inside the region.  Without any of these
+ * (no instrumented function, no source position) the region cannot be
+ * placed and stays an overlay as before.  Calls are exact: each full node
+ * inside a region gives its calls to the node that shows it, and the node
+ * of its function-only path keeps the calls made outside regions. */
+
+#define RG_MAXPATH 256
+
+struct rgleaf {
+	struct mnode *n;
+	struct pnode *proj;
+	double self, self_raw, sampled_self, samples; /* before any move */
+	double give;                                  /* seconds asked by contexts */
+};
+
+struct rgmove {
+	struct pnode *x;
+	size_t leaf;
+	double w;
+};
+
+struct rgctx {                     /* the full probe path of one node x */
+	struct pnode *el[RG_MAXPATH];  /* elements root-first (root excluded) */
+	int after[RG_MAXPATH];         /* regions: function elements before it */
+	struct pnode *fn[RG_MAXPATH];  /* function elements */
+	int d, m;
+};
+
+struct rgpath {                    /* a sampled path and where x's regions go */
+	struct hp_tnode *f[RG_MAXPATH + 1]; /* f[0] = root */
+	int n;
+	int a[RG_MAXPATH + 1];         /* a[j]: frame of function element j (1-based) */
+	int k[RG_MAXPATH + 1];         /* k[j]: region group j goes under frame k[j] */
+};
+
+static int rg_ctx(struct rgctx *c, struct pnode *x)
 {
+	struct pnode *st[RG_MAXPATH];
 	int n = 0;
-	for (struct pnode *c = q->child; c; c = c->sibling) {
-		struct hp_tnode *rp = region_parent;
-		if (c->fn && c->fn->is_region) {
-			struct hp_tnode *at = region_parent;
-			if (!at)
-				at = (c->pf && c->pf->fn && c->pf->t) ? c->pf->t : root;
-			struct hp_tnode *t = tfind(b, at, c->fn);
-			if (!t) {
-				t = mb__child(b, at, c->fn, 0);
-				n++;
-			}
-			((struct mnode *)t)->overlay = 1;
-			calls_add(t, c);
-			double self = (double)c->period * spp;
-			double tot = (double)psub_period(c) * spp;
-			t->self += self;
-			t->self_raw += self;
-			t->sampled_self += self;
-			t->total += tot;
-			t->total_raw += tot;
-			t->sampled_total += tot;
-			t->samples += (double)c->samples;
-			c->t = t;
-			rp = t;
-		} else {
-			rp = NULL; /* a function call inside a region leaves the overlay */
+	for (struct pnode *q = x; q && q->fn; q = q->parent) {
+		if (n == RG_MAXPATH)
+			return -1;
+		st[n++] = q;
+	}
+	c->d = c->m = 0;
+	int any = 0;
+	while (n-- > 0) {
+		struct pnode *q = st[n];
+		c->el[c->d] = q;
+		c->after[c->d] = c->m;
+		c->d++;
+		if (q->fn->is_region)
+			any = 1;
+		else
+			c->fn[c->m++] = q;
+	}
+	return any ? 0 : -1;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = p ? strrchr(p, '/') : NULL;
+	return s ? s + 1 : p;
+}
+
+static int same_file(const char *a, const char *b)
+{
+	if (!a || !b || !*a || !*b)
+		return 0;
+	return a == b || strcmp(a, b) == 0 || strcmp(base_name(a), base_name(b)) == 0;
+}
+
+/* Frames of leaf L, the frames of x's functions and the region groups'
+ * places; 0, or -1 when L cannot have been inside x's regions. */
+static int rg_place(const struct rgctx *c, struct hp_tnode *leaf, struct rgpath *p)
+{
+	struct hp_tnode *st[RG_MAXPATH];
+	int n = 0;
+	for (struct hp_tnode *t = leaf; t && t->fn; t = t->parent) {
+		if (n == RG_MAXPATH)
+			return -1;
+		st[n++] = t;
+	}
+	p->n = n;
+	p->f[0] = leaf;
+	while (p->f[0]->parent)
+		p->f[0] = p->f[0]->parent;
+	for (int i = 1; i <= n; i++)
+		p->f[i] = st[n - i];
+	/* the frames where the projection reaches each function element */
+	p->a[0] = 0;
+	for (int j = 1, i = 1; j <= c->m; j++) {
+		struct pnode *want = c->fn[j - 1]->pf;
+		while (i <= n && ((struct mnode *)p->f[i])->proj != want)
+			i++;
+		if (i > n)
+			return -1;
+		p->a[j] = i++;
+	}
+	for (int j = 0; j <= c->m; j++) {
+		const struct hp_func *r = NULL;
+		for (int e = 0; e < c->d && !r; e++)
+			if (c->el[e]->fn->is_region && c->after[e] == j)
+				r = c->el[e]->fn;
+		p->k[j] = -1;
+		if (!r)
+			continue;
+		int lo = p->a[j], hi = j < c->m ? p->a[j + 1] - 1 : n, best = -1;
+		for (int i = lo > 1 ? lo : 1; i <= hi; i++) {
+			const struct hp_func *g = p->f[i]->fn;
+			if (r->line > 0 && g->line > 0 && g->line <= r->line && same_file(g->file, r->file) &&
+			    (best < 0 || g->line >= p->f[best]->fn->line))
+				best = i;
 		}
-		n += regions_rec(b, root, c, rp, spp);
+		if (best >= 0) {
+			/* called from before the BEGIN: not inside */
+			if (best < n && p->f[best + 1]->line > 0 && p->f[best + 1]->line < r->line)
+				return -1;
+			p->k[j] = best;
+		} else if (lo > 0) {
+			p->k[j] = lo;
+		} else if (j < c->m) {
+			p->k[j] = hi;
+		} else {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void rg_touch(struct hp_tnode *t)
+{
+	for (; t; t = t->parent)
+		((struct mnode *)t)->touched = 1;
+}
+
+/* q's calls shown on t (once per full node); a copy takes them from the
+ * node of the same function-only path. */
+static void rg_calls(struct pnode *q, struct hp_tnode *t, struct hp_tnode *orig)
+{
+	if (q->t)
+		return;
+	q->t = t;
+	if (t == orig)
+		return;
+	mb__calls_add(t, q);
+	if (orig && orig->calls > 0) {
+		orig->calls -= (int64_t)q->calls;
+		if (orig->calls < 0)
+			orig->calls = 0;
+		rg_touch(orig);
+		if (q->pf && q->pf->t == orig)
+			q->pf->t = t;
+	}
+}
+
+static struct hp_tnode *rg_copy_child(struct mb *b, struct hp_tnode *at, const struct hp_tnode *like)
+{
+	struct hp_tnode *n = mb__child(b, at, like->fn, 0);
+	if (n != like) {
+		n->flags |= like->flags & (HP_T_INLINED | HP_T_FOLDED | HP_T_TRUNCATED);
+		if (!n->pc)
+			n->pc = like->pc;
+		if (!n->line)
+			n->line = like->line;
 	}
 	return n;
 }
 
-int mb__regions(struct mb *b, struct hp_tnode *root, struct pnode *full, double spp)
+/* Move `frac` of leaf L's sampled time to the copy of its path with x's
+ * regions inserted. */
+static void rg_apply(struct mb *b, const struct rgctx *c, const struct rgpath *p,
+		     const struct rgleaf *L, double frac)
 {
-	return regions_rec(b, root, full, NULL, spp);
+	struct hp_tnode *cur = p->f[0];
+	int j = 0; /* function elements passed */
+	for (int i = 0; i <= p->n; i++) {
+		if (i > 0) {
+			cur = rg_copy_child(b, cur, p->f[i]);
+			if (j < c->m && p->a[j + 1] == i) {
+				rg_calls(c->fn[j], cur, p->f[i]);
+				j++;
+			}
+		}
+		if (p->k[j] == i) {
+			for (int e = 0; e < c->d; e++) {
+				if (!c->el[e]->fn->is_region || c->after[e] != j)
+					continue;
+				cur = mb__child(b, cur, c->el[e]->fn, 0);
+				rg_calls(c->el[e], cur, NULL);
+			}
+		}
+	}
+	struct hp_tnode *src = &L->n->t;
+	double self = L->self * frac, raw = L->self_raw * frac, ss = L->sampled_self * frac;
+	cur->self += self;
+	cur->self_raw += raw;
+	cur->sampled_self += ss;
+	cur->samples += L->samples * frac;
+	cur->flags |= src->flags & HP_T_TRUNCATED;
+	src->self -= self;
+	src->self_raw -= raw;
+	src->sampled_self -= ss;
+	src->samples -= L->samples * frac;
+	if (src->self < 1e-15 && src->self > -1e-15)
+		src->self = src->self_raw = src->sampled_self = src->samples = 0;
+	rg_touch(src);
+}
+
+static void rg_leaves(struct hp_tnode *t, struct rgleaf **v, size_t *n, size_t *cap)
+{
+	struct mnode *m = (struct mnode *)t;
+	if (t->fn && t->self > 0 && m->proj && !m->proj_multi && !m->overlay) {
+		*v = tool_grow(*v, *n, cap, sizeof **v);
+		(*v)[(*n)++] = (struct rgleaf){m, m->proj, t->self, t->self_raw, t->sampled_self,
+					       t->samples, 0};
+	}
+	for (struct hp_tnode *c = t->child; c; c = c->sibling)
+		rg_leaves(c, v, n, cap);
+}
+
+static int cmp_leaf(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)((const struct rgleaf *)a)->proj;
+	uintptr_t y = (uintptr_t)((const struct rgleaf *)b)->proj;
+	return (x > y) - (x < y);
+}
+
+/* Full nodes in preorder, and the period of each function-only group. */
+static void rg_full(struct pnode *q, struct pnode ***v, size_t *n, size_t *cap)
+{
+	for (struct pnode *c = q->child; c; c = c->sibling) {
+		*v = tool_grow(*v, *n, cap, sizeof **v);
+		(*v)[(*n)++] = c;
+		rg_full(c, v, n, cap);
+	}
+}
+
+/* The old overlay, for regions that could not be placed: calls exact, time
+ * its probe subtree's sampled time, not in the parent's total. */
+static int rg_overlay(struct mb *b, struct hp_tnode *root, struct pnode *c, double spp)
+{
+	struct hp_tnode *at = NULL;
+	struct pnode *par = c->parent;
+	if (par && par->fn && par->fn->is_region)
+		at = par->t;
+	else if (par && par->fn)
+		at = par->t ? par->t : par->pf ? par->pf->t : NULL;
+	if (!at)
+		at = (c->pf && c->pf->fn && c->pf->t) ? c->pf->t : root;
+	struct hp_tnode *t = tfind(b, at, c->fn);
+	int made = !t;
+	if (!t)
+		t = mb__child(b, at, c->fn, 0);
+	((struct mnode *)t)->overlay = 1;
+	t->flags |= HP_T_OVERLAY;
+	mb__calls_add(t, c);
+	double self = (double)c->period * spp;
+	double tot = (double)psub_period(c) * spp;
+	t->self += self;
+	t->self_raw += self;
+	t->sampled_self += self;
+	t->total += tot;
+	t->total_raw += tot;
+	t->sampled_total += tot;
+	t->samples += (double)c->samples;
+	c->t = t;
+	return made;
+}
+
+/* Drop the nodes a move emptied: no time, no calls, no children. */
+static void rg_prune(struct mb *b, struct hp_tnode *t)
+{
+	struct hp_tnode **pp = &t->child;
+	while (*pp) {
+		struct hp_tnode *c = *pp;
+		rg_prune(b, c);
+		struct mnode *m = (struct mnode *)c;
+		if (m->touched && !m->overlay && !c->child && c->calls <= 0 && c->self == 0 &&
+		    c->total == 0 && c->samples == 0 && c->cost == 0) {
+			*pp = c->sibling;
+			t->nchildren--;
+			u64map__put(&b->tchild, u64_mix((uintptr_t)t, (uintptr_t)c->fn), NULL);
+			continue;
+		}
+		pp = &c->sibling;
+	}
+}
+
+int mb__regions(struct mb *b, struct hp_tnode *root, struct pnode *full, double spp, int *placed)
+{
+	int overlays = 0;
+	if (placed)
+		*placed = 0;
+	struct pnode **fv = NULL;
+	size_t nf = 0, capf = 0;
+	rg_full(full, &fv, &nf, &capf);
+	/* each function-only group's sampled amount, over the full nodes */
+	if (full->pf)
+		full->pf->grp_period = 0;
+	for (size_t i = 0; i < nf; i++)
+		if (fv[i]->pf)
+			fv[i]->pf->grp_period = 0;
+	if (full->pf)
+		full->pf->grp_period += full->period;
+	for (size_t i = 0; i < nf; i++)
+		if (fv[i]->pf)
+			fv[i]->pf->grp_period += fv[i]->period;
+
+	struct rgleaf *lv = NULL;
+	size_t nl = 0, capl = 0;
+	rg_leaves(root, &lv, &nl, &capl);
+	qsort(lv, nl, sizeof *lv, cmp_leaf);
+
+	struct rgctx *c = malloc(sizeof *c);
+	struct rgpath *p = malloc(sizeof *p);
+	if (!c || !p)
+		abort();
+	struct rgmove *mv = NULL;
+	size_t nm = 0, capm = 0;
+	for (size_t i = 0; i < nf; i++) {
+		struct pnode *x = fv[i];
+		struct pnode *g = x->pf;
+		if (!x->period || !g || !g->grp_period || rg_ctx(c, x) < 0)
+			continue;
+		/* the sampled nodes of group g */
+		size_t lo = 0, hi = nl;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if ((uintptr_t)lv[mid].proj < (uintptr_t)g)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		double sg = 0, cand = 0;
+		size_t first = lo, end = lo;
+		for (; end < nl && lv[end].proj == g; end++) {
+			sg += lv[end].self;
+			if (rg_place(c, &lv[end].n->t, p) == 0)
+				cand += lv[end].self;
+		}
+		if (cand <= 0)
+			continue;
+		double want = sg * (double)x->period / (double)g->grp_period;
+		for (size_t l = first; l < end; l++) {
+			if (rg_place(c, &lv[l].n->t, p) < 0)
+				continue;
+			double w = want * lv[l].self / cand;
+			mv = tool_grow(mv, nm, &capm, sizeof *mv);
+			mv[nm++] = (struct rgmove){x, l, w};
+			lv[l].give += w;
+		}
+	}
+	/* a node gives at most its own time */
+	for (size_t i = 0; i < nm; i++) {
+		struct rgleaf *L = &lv[mv[i].leaf];
+		double w = L->give > L->self ? mv[i].w * L->self / L->give : mv[i].w;
+		if (rg_ctx(c, mv[i].x) < 0 || rg_place(c, &L->n->t, p) < 0 || L->self <= 0)
+			continue;
+		rg_apply(b, c, p, L, w / L->self);
+	}
+	/* probe paths inside regions that no sampled node showed */
+	for (size_t i = 0; i < nf; i++) {
+		struct pnode *q = fv[i];
+		if (q->t)
+			continue;
+		int in_region = 0;
+		for (struct pnode *a = q; a && a->fn && !in_region; a = a->parent)
+			in_region = a->fn->is_region;
+		if (!in_region)
+			continue;
+		if (q->fn->is_region) {
+			overlays += rg_overlay(b, root, q, spp);
+			continue;
+		}
+		struct hp_tnode *at = q->parent ? q->parent->t : NULL;
+		if (!at || ((struct mnode *)at)->overlay)
+			continue; /* no calls under an overlay, as before */
+		struct hp_tnode *t = tfind(b, at, q->fn);
+		if (!t) {
+			t = mb__child(b, at, q->fn, 0);
+			t->flags |= HP_T_PROBE_ONLY;
+		}
+		rg_calls(q, t, q->pf ? q->pf->t : NULL);
+	}
+	for (size_t i = 0; i < nf; i++)
+		if (fv[i]->fn->is_region && fv[i]->t && !((struct mnode *)fv[i]->t)->overlay && placed)
+			(*placed)++;
+	mb__totals(root);
+	rg_prune(b, root);
+	free(mv);
+	free(lv);
+	free(fv);
+	free(c);
+	free(p);
+	return overlays;
 }
 
 static void padd(struct pnode *d, const struct pnode *s)
 {
-	d->calls += s->calls;
-	d->incl += s->incl;
-	d->excl += s->excl;
-	d->incl_comp += s->incl_comp;
-	d->excl_comp += s->excl_comp;
-	d->samples += s->samples;
-	d->period += s->period;
-	d->meas_samples += s->meas_samples;
-	d->clamped += s->clamped;
-	d->skipped += s->skipped;
+	MB_PNODE_ADD(d, s);
 	d->flags |= s->flags;
 }
 
@@ -464,26 +818,10 @@ struct pnode *mb__splice_regions(struct mb *b, struct pnode *full)
 
 static void merge_rec(struct mb *b, struct hp_tnode *d, const struct hp_tnode *s)
 {
-	d->samples += s->samples;
-	d->self += s->self;
-	d->total += s->total;
-	d->self_raw += s->self_raw;
-	d->total_raw += s->total_raw;
-	d->sampled_self += s->sampled_self;
-	d->sampled_total += s->sampled_total;
-	if (s->calls >= 0)
-		d->calls = (d->calls < 0 ? 0 : d->calls) + s->calls;
-	d->clamped += s->clamped;
-	d->skipped += s->skipped;
-	d->cost += s->cost;
-	d->flags |= s->flags;
+	hp_tnode_add(d, s);
 	/* probe-only means no thread sampled it: not once another one did */
 	if (d->samples > 0 || d->sampled_total > 0)
 		d->flags &= ~(uint32_t)HP_T_PROBE_ONLY;
-	if (!d->pc)
-		d->pc = s->pc;
-	if (!d->line)
-		d->line = s->line;
 	if (((const struct mnode *)s)->overlay)
 		((struct mnode *)d)->overlay = 1;
 	for (const struct hp_tnode *c = s->child; c; c = c->sibling) {
@@ -572,4 +910,190 @@ const char *mb__path(const struct hp_tnode *n, char *buf, size_t len)
 		o += (size_t)w;
 	}
 	return buf;
+}
+
+/* ---- folding hyprof's own frames (mb__fold_hyprof) ----------------------
+ *
+ * A run is a maximal sequence of nodes of hyprof's own code (fn
+ * is_measurement) on a path.  Its MPI call E comes from its frames: the
+ * exported entry point (MPI_Xxx, a Fortran alias mpi_xxx_ or MPI_XXX, the
+ * Fortran shim hp_f_Xxx), the inlined envelope hpw_MPI_Xxx, or, as the first
+ * frame of the run, hp_w_xxx (MPI_Init, MPI_Init_thread and MPI_Finalize
+ * tail-call it: their entry frame is not on the stack). */
+
+static int fold_name_eq(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if ((*a | 0x20) != (*b | 0x20))
+			return 0;
+	return *a == *b;
+}
+
+/* "MPI_" + X with the MPI spelling (first letter upper, the rest lower). */
+static const char *fold_mpi_name(char *buf, size_t len, const char *x, size_t xlen)
+{
+	if (xlen == 0 || xlen + 5 > len)
+		return NULL;
+	memcpy(buf, "MPI_", 4);
+	for (size_t i = 0; i < xlen; i++) {
+		char c = x[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_'))
+			return NULL;
+		buf[4 + i] = (char)(i == 0 ? (c >= 'a' && c <= 'z' ? c - 32 : c)
+					   : (c >= 'A' && c <= 'Z' ? c + 32 : c));
+	}
+	buf[4 + xlen] = 0;
+	return buf;
+}
+
+/* The MPI call a hyprof frame stands for, or NULL. */
+static const char *fold_entry(const char *name, int first, char *buf, size_t len)
+{
+	size_t n = strlen(name);
+	if (strncmp(name, "hpw_MPI_", 8) == 0)
+		return fold_mpi_name(buf, len, name + 8, n - 8);
+	if (strncmp(name, "hp_f_", 5) == 0)
+		return fold_mpi_name(buf, len, name + 5, n - 5);
+	if (strncmp(name, "MPI_", 4) == 0 || strncmp(name, "mpi_", 4) == 0) {
+		const char *x = name + 4;
+		size_t xl = n - 4;
+		/* Fortran spellings: mpi_send_, mpi_send__, mpi_send_f08_ */
+		if (xl > 5 && strcmp(x + xl - 5, "_f08_") == 0)
+			xl -= 5;
+		while (xl > 0 && x[xl - 1] == '_')
+			xl--;
+		return fold_mpi_name(buf, len, x, xl);
+	}
+	if (first && strncmp(name, "hp_w_", 5) == 0)
+		return fold_mpi_name(buf, len, name + 5, n - 5);
+	return NULL;
+}
+
+/* The library's own function of call E: PMPI_Xxx, or MPI_Xxx when the
+ * symbolizer chose the other name of that address. */
+static int fold_is_pmpi(const char *name, const char *e)
+{
+	return (name[0] == 'P' && fold_name_eq(name + 1, e)) || fold_name_eq(name, e);
+}
+
+struct foldctx {
+	struct mb *b;
+	size_t folded;           /* hyprof frames that disappeared */
+};
+
+struct foldrun {
+	struct hp_tnode *at;     /* where the run's nodes go in the new tree */
+	struct hp_func *call;    /* the MPI call node's function, or NULL */
+	const struct hp_tnode *first; /* the run's outermost frame */
+	int depth;               /* frames of the run so far */
+};
+
+/* Everything of s but the totals (recomputed) into d; an overlay keeps its
+ * totals, which are not the sum of its children. */
+static void fold_add(struct hp_tnode *d, const struct hp_tnode *s)
+{
+	struct hp_tnode x = *s;
+	if (!((const struct mnode *)s)->overlay)
+		x.total = x.total_raw = x.sampled_total = 0;
+	else
+		((struct mnode *)d)->overlay = 1;
+	hp_tnode_add(d, &x);
+}
+
+static void fold_copy(struct foldctx *fc, const struct hp_tnode *s, struct hp_tnode *d);
+
+/* The node of the run's MPI call (the run's place when it has none); it is
+ * called from where the run's first frame was. */
+static struct hp_tnode *fold_call_node(struct foldctx *fc, const struct foldrun *r)
+{
+	if (!r->call)
+		return r->at;
+	struct hp_tnode *n = mb__child(fc->b, r->at, r->call, 0);
+	if (!n->line)
+		n->line = r->first->line;
+	return n;
+}
+
+static void fold_run(struct foldctx *fc, const struct hp_tnode *h, struct foldrun r)
+{
+	char buf[256];
+	if (!r.call) {
+		const char *e = fold_entry(h->fn->name, r.depth == 0, buf, sizeof buf);
+		if (e)
+			r.call = mb__func(fc->b, e, "[mpi]", NULL, 0, 0, 0);
+	}
+	r.depth++;
+	/* time spent in this frame itself: hyprof's cost, one node under the call */
+	int own = h->self != 0 || h->samples != 0 || h->cost != 0 || h->calls >= 0 ||
+		  h->sampled_self != 0 || ((const struct mnode *)h)->overlay;
+	if (own)
+		fold_add(mb__child(fc->b, fold_call_node(fc, &r), h->fn, 0), h);
+	int through = 0; /* children not folded into the call: this frame shows */
+	for (const struct hp_tnode *c = h->child; c; c = c->sibling) {
+		if (c->fn->is_measurement) {
+			fold_run(fc, c, r);
+			continue;
+		}
+		struct hp_tnode *d;
+		if (r.call && fold_is_pmpi(c->fn->name, r.call->name)) {
+			/* the wrapper passes the user's call on: the library's
+			 * function is the call's node */
+			d = fold_call_node(fc, &r);
+		} else {
+			/* hyprof's own work calling out (the merge at
+			 * finalize, set-up): kept under this frame */
+			struct hp_tnode *hn = mb__child(fc->b, fold_call_node(fc, &r), h->fn, 0);
+			hn->flags |= h->flags & HP_T_INLINED;
+			if (!hn->pc)
+				hn->pc = h->pc;
+			if (!hn->line)
+				hn->line = h->line;
+			through = 1;
+			d = mb__child(fc->b, hn, c->fn, 0);
+		}
+		fold_add(d, c);
+		fold_copy(fc, c, d);
+	}
+	if (!own && !through)
+		fc->folded++;
+}
+
+static void fold_copy(struct foldctx *fc, const struct hp_tnode *s, struct hp_tnode *d)
+{
+	for (const struct hp_tnode *c = s->child; c; c = c->sibling) {
+		if (c->fn->is_measurement) {
+			fold_run(fc, c, (struct foldrun){d, NULL, c, 0});
+			continue;
+		}
+		struct hp_tnode *n = mb__child(fc->b, d, c->fn, 0);
+		fold_add(n, c);
+		fold_copy(fc, c, n);
+	}
+}
+
+static int fold_any(const struct hp_tnode *n)
+{
+	if (n->fn && n->fn->is_measurement)
+		return 1;
+	for (const struct hp_tnode *c = n->child; c; c = c->sibling)
+		if (fold_any(c))
+			return 1;
+	return 0;
+}
+
+struct hp_tnode *mb__fold_hyprof(struct mb *b, struct hp_tnode *root, size_t *folded)
+{
+	if (folded)
+		*folded = 0;
+	if (!fold_any(root))
+		return root;
+	struct foldctx fc = {b, 0};
+	struct hp_tnode *r = mb__root(b);
+	fold_add(r, root);
+	fold_copy(&fc, root, r);
+	mb__totals(r);
+	if (folded)
+		*folded = fc.folded;
+	return r;
 }

@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 
+#include "core/cct.h"
 #include "tools/model.h"
 
 /* A function-level probe-tree node (one per distinct probe path). */
@@ -33,7 +34,25 @@ struct pnode {
 	struct hp_tnode *t;          /* tree node that shows this probe path */
 	int matched;                 /* some sampled node projects here */
 	int nmapped;                 /* number of sampled nodes projecting here */
+	uint64_t grp_period;         /* mb__regions: period of the full nodes
+				      * spliced into this function-only node */
 };
+
+/* Add the counters of s (a struct pnode or a struct cct_node: same names)
+ * into the struct pnode d; flags are the caller's. */
+#define MB_PNODE_ADD(d, s)                                 \
+	do {                                               \
+		(d)->calls += (s)->calls;                  \
+		(d)->incl += (s)->incl;                    \
+		(d)->excl += (s)->excl;                    \
+		(d)->incl_comp += (s)->incl_comp;          \
+		(d)->excl_comp += (s)->excl_comp;          \
+		(d)->samples += (s)->samples;              \
+		(d)->period += (s)->period;                \
+		(d)->meas_samples += (s)->meas_samples;    \
+		(d)->clamped += (s)->clamped;              \
+		(d)->skipped += (s)->skipped;              \
+	} while (0)
 
 struct mb;                       /* builder: arenas, function table, maps */
 
@@ -76,13 +95,25 @@ struct mb_pos mb__step(struct mb *b, struct mb_pos pos, struct hp_func *fn, uint
  * of probe-only nodes added. */
 int mb__join(struct mb *b, struct hp_tnode *root, struct pnode *proot);
 
-/* Regions in a sampled tree: samples never name a region, so each region
- * probe node of the full probe tree `full` becomes an overlay node under the
- * node that shows its enclosing function path (or its enclosing region's
- * overlay): calls exact, time = the region's probe subtree's sampled time
- * (period * secs_per_period).  Overlays are not added into their parent's
- * total.  Call after mb__join.  Returns the number of overlays. */
-int mb__regions(struct mb *b, struct hp_tnode *root, struct pnode *full, double secs_per_period);
+/* Regions in a sampled tree (call after mb__join; `full` is the full probe
+ * tree, regions included).  Samples never name a region; each sampled node
+ * was taken at one of the full probe nodes that splice into its projection,
+ * and each such node inside a region takes its share (its sampled period
+ * over the period of all of them) of that projection's sampled time, from
+ * the sampled nodes that can have been inside the region: the time moves to
+ * a copy of their path with the region inserted under the frame of the
+ * function that contains the region's BEGIN (same file, latest definition
+ * line not after it; frames called from before that line were not inside),
+ * else under the enclosing instrumented function.  So a function sampled
+ * inside a region shows under the region, with the calls the probes counted
+ * there (the node of its path outside keeps the other calls).  A region that
+ * cannot be placed (no instrumented function and no source position around
+ * it) stays an overlay: calls exact, time = its probe subtree's sampled time
+ * (period * secs_per_period), not added into its parent's total.  Returns
+ * the number of overlays; *placed (may be NULL) gets the number of region
+ * nodes placed in the tree. */
+int mb__regions(struct mb *b, struct hp_tnode *root, struct pnode *full, double secs_per_period,
+		int *placed);
 /* Is this node a region overlay? */
 int mb__is_overlay(const struct hp_tnode *n);
 
@@ -94,6 +125,34 @@ struct pnode *mb__splice_regions(struct mb *b, struct pnode *full);
 /* Recompute total = self + children totals (region overlays excluded), and
  * the same for the raw and sampled variants. */
 void mb__totals(struct hp_tnode *root);
+
+/* The tree flags of probe flags (enum cct_flag): folded, partial, excluded,
+ * truncated. */
+static inline uint32_t mb__tflags(uint32_t cct_flags)
+{
+	return ((cct_flags & CCT_F_FOLDED) ? HP_T_FOLDED : 0) |
+	       ((cct_flags & CCT_F_PARTIAL) ? HP_T_PARTIAL : 0) |
+	       ((cct_flags & CCT_F_EXCLUDED) ? HP_T_EXCLUDED : 0) |
+	       ((cct_flags & CCT_F_TRUNCATED) ? HP_T_TRUNCATED : 0);
+}
+/* Show the probe node p's calls on t (calls, clamped, skipped, flags but
+ * truncated): t's calls stop being unknown. */
+void mb__calls_add(struct hp_tnode *t, const struct pnode *p);
+
+/* The tree of root with hyprof's own frames folded (docs/cmd-report.md,
+ * "Frames of hyprof"): a run of frames of hyprof's code (fn->is_measurement)
+ * on a path disappears; when it is an MPI wrapper (entry MPI_Xxx, the Fortran
+ * aliases and shims, the inlined hpw_MPI_Xxx, or a tail-called hp_w_xxx
+ * first) it becomes the node of that call (function "MPI_Xxx", module
+ * "[mpi]", not hyprof's), into which the library's PMPI_Xxx frame merges.
+ * A hyprof frame's own time, and its calls out to anything else than the
+ * call it wraps (the merge at finalize, set-up, piggyback packing), stay
+ * visible under one node of that frame, marked hyprof's.  Times are
+ * kept: every self time lands on exactly one node; totals are recomputed.
+ * Returns root itself when it has no hyprof frame (a measured-mode tree),
+ * else a new tree in b; *folded (may be NULL) gets the number of hyprof
+ * nodes that disappeared. */
+struct hp_tnode *mb__fold_hyprof(struct mb *b, struct hp_tnode *root, size_t *folded);
 
 /* Add the tree src into dst by function path (every metric summed; calls
  * -1 stays -1 only when both are -1). */
@@ -114,6 +173,18 @@ size_t model__flat(struct hp_model *m, int rank, int thread, struct hp_fstat **o
 /* Flat profile of one thread (m->threads[i]), calls exact from its probe
  * tree. */
 size_t model__thread_flat(struct hp_model *m, size_t i, struct hp_fstat **out);
+/* The ranks `--ranks` shows, ascending, each with the pid of its first
+ * process: the ranks of the per-process files (a merged file's ranks from
+ * their own files; the merged file itself, rank -1, only when none of them
+ * was found); -1 for processes without MPI.  Array malloc'ed in *out. */
+struct hp_rankpart {
+	int rank, pid;
+};
+size_t model__rank_list(struct hp_model *m, struct hp_rankpart **out);
+/* Tree and flat profile of exactly the processes of `rank` in that list
+ * (rank -1: the processes without a rank, not the whole model). */
+struct hp_tnode *model__rank_tree(struct hp_model *m, int rank);
+size_t model__rank_flat(struct hp_model *m, int rank, struct hp_fstat **out);
 /* The builder that owns the model's functions and trees. */
 struct mb *model__builder(struct hp_model *m);
 

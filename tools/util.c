@@ -175,6 +175,18 @@ const char *tool_fmt_secs(double s, char *buf, size_t len)
 	return buf;
 }
 
+void *tool_grow(void *v, size_t n, size_t *cap, size_t elem)
+{
+	if (n < *cap)
+		return v;
+	size_t c = *cap ? *cap * 2 : 16;
+	void *p = realloc(v, c * elem);
+	if (!p)
+		abort();
+	*cap = c;
+	return p;
+}
+
 int tool_self_dir(char *buf, size_t len)
 {
 	char tmp[PATH_MAX];

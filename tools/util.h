@@ -63,7 +63,10 @@ const char *tool_fmt_secs(double s, char *buf, size_t len);
 /* Directory of the running hyprof executable (from /proc/self/exe). */
 int tool_self_dir(char *buf, size_t len);
 
-#endif
+/* Room for one more element in a growable array of n elements of `elem`
+ * bytes with room for *cap: doubles it (from 16) when full.  Returns the
+ * array (maybe moved); aborts when out of memory (tools only). */
+void *tool_grow(void *v, size_t n, size_t *cap, size_t elem);
 
 /* ---- u64 -> pointer hash map (open addressing, grows by doubling) ---- */
 struct u64map {
@@ -93,3 +96,5 @@ struct strpool *strpool__new(void);
 void strpool__free(struct strpool *p);
 /* The interned copy of s (NULL -> NULL).  Aborts on out-of-memory. */
 const char *strpool__get(struct strpool *p, const char *s);
+
+#endif

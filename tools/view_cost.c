@@ -27,7 +27,7 @@ struct cost_sum {
 	double run, cpu;    /* run: longest process; cpu: summed */
 	double direct, direct_var, ideal, cache, probes_lo, probes_hi;
 	double sampling, samp_lo, samp_hi, samp_meas, samp_ideal;
-	double startup, control, fixed, low, high;
+	double startup, control, live, fixed, low, high;
 	double predicted, pred_probes, pred_sampling, guess_rate;
 	uint64_t events, skipped, meas, taken, intervals, pred_intervals;
 	double ivl_avg_w, ivl_max, ivl_var_w; /* interval stats, weighted by intervals */
@@ -78,6 +78,7 @@ static void cost_collect(const struct hp_model *m, struct cost_sum *s)
 		s->samp_ideal += kvd(c, "sampling.ideal");
 		s->startup += kvd(c, "startup");
 		s->control += kvd(c, "control");
+		s->live += kvd(c, "live");
 		s->fixed += kvd(c, "fixed");
 		s->low += kvd(c, "low");
 		s->high += kvd(c, "high");
@@ -465,8 +466,9 @@ void view_cost_text(struct hp_model *m, FILE *out)
 		     "measured each)\n",
 		secs(s.samp_lo, a, sizeof a), secs(s.samp_hi, b, sizeof b),
 		(unsigned long long)s.taken, kern, hand);
-	fprintf(out, "  fixed      %s (start-up %s, cost controller %s)\n", secs(s.fixed, a, sizeof a),
-		secs(s.startup, b, sizeof b), secs(s.control, c, sizeof c));
+	fprintf(out, "  fixed      %s (start-up %s, cost controller %s, live snapshots %s)\n",
+		secs(s.fixed, a, sizeof a), secs(s.startup, b, sizeof b), secs(s.control, c, sizeof c),
+		secs(s.live, d, sizeof d));
 	fprintf(out, "  predicted  %s (probes %s, sampling %s): first interval guessed at %.0f "
 		     "pairs per CPU second, then each probe point's observed rate (%llu intervals)\n",
 		secs(s.predicted, a, sizeof a), secs(s.pred_probes, b, sizeof b),
@@ -477,7 +479,6 @@ void view_cost_text(struct hp_model *m, FILE *out)
 		fprintf(out, "  ideal cost per interval: avg %.1f%%, max %.1f%%, sd %.1f%% (%llu intervals)\n",
 			100 * avg, 100 * s.ivl_max, 100 * sd, (unsigned long long)s.intervals);
 	}
-	(void)d;
 
 	struct fcost *fc;
 	size_t nf = by_function(m, &s, &fc);
@@ -590,6 +591,7 @@ void view_cost_json(struct hp_model *m, struct json *j)
 	jnum(j, "direct_err", sqrt(s.direct_var));
 	jnum(j, "startup", s.startup);
 	jnum(j, "control", s.control);
+	jnum(j, "live", s.live);
 	jnum(j, "run_time", s.run);
 	jnum(j, "cpu_time", s.cpu);
 	jnum(j, "width", s.high - s.low);

@@ -8,9 +8,13 @@
  * and percent), its critical-path-zeroing value (the run's length had it
  * taken no time, and the reduction) and its time in the profile beside
  * them (the model's flat profile, summed over the ranks), so the three
- * rankings can be compared.  Before MPI_Finalize (a live snapshot, a crash)
- * the job's values are the best the ranks' sections give: the longest
- * rank's path and the largest zeroing lengths, marked "so far".
+ * rankings can be compared.  The header also sets the path's length against
+ * the wall time it covers (MPI_Init to MPI_Finalize, the longest rank): all
+ * a length-only run (`--critical-path auto:0`, or outside measured mode)
+ * has.  Before MPI_Finalize (a live snapshot, a crash) the job's values are
+ * the best the ranks' sections give: the longest rank's path and the
+ * largest zeroing lengths, marked "so far".  view_critpath_length() gives
+ * one file's length to `hyprof watch`.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +38,7 @@ struct cfn {
 struct cview {
 	int any, final;
 	double length, start;        /* start < 0: the shares never started */
+	double wall;                 /* MPI_Init to MPI_Finalize (so far), longest rank; < 0: unknown */
 	int rank, nranks;
 	char spec[1024], shares[128], unresolved[512];
 	uint64_t k, wire, events, adopted;
@@ -110,18 +115,21 @@ static int model_time(const struct hp_model *m, const char *name, int region, do
 			return 1;
 		}
 	}
-	/* a compiler clone (name.constprop.0) is the same function; a C++
-	 * name given without its parameters (app::solve) is app::solve(int) */
+	/* compiler clones (name.constprop.0) are the same function, and a C++
+	 * name given without its parameters (app::solve) is every overload
+	 * (app::solve(int), app::solve(double)): the runtime selected them
+	 * all, so their times add up (one that calls another counts twice) */
 	size_t n = strlen(name);
-	for (size_t i = 0; i < m->nflat; i++) {
+	int found = 0;
+	*t = 0;
+	for (size_t i = 0; i < m->nflat && !region; i++) {
 		const struct hp_func *f = m->flat[i].fn;
-		if (f && f->name && !region && !strncmp(f->name, name, n) &&
-		    (f->name[n] == '.' || f->name[n] == '(')) {
-			*t = m->flat[i].total;
-			return 1;
+		if (f && f->name && !strncmp(f->name, name, n) && (f->name[n] == '.' || f->name[n] == '(')) {
+			*t += m->flat[i].total;
+			found = 1;
 		}
 	}
-	return 0;
+	return found;
 }
 
 static void load(struct hp_model *m, struct cview *v)
@@ -129,6 +137,7 @@ static void load(struct hp_model *m, struct cview *v)
 	memset(v, 0, sizeof(*v));
 	v->rank = -1;
 	v->start = -1;
+	v->wall = -1;
 	int any_merged = 0;
 	for (size_t i = 0; i < m->nprofs; i++)
 		any_merged |= (m->profs[i]->flags & HP_FILE_MERGED) && hp_prof_section(m->profs[i], HP_SEC_CRITPATH);
@@ -163,6 +172,18 @@ static void load(struct hp_model *m, struct cview *v)
 	const struct csec *b = &secs[best];
 	const struct hp_kvlist *kv = &b->kv;
 	v->length = (double)best_len * 1e-9;
+	/* the wall the path covers: the job's after MPI_Finalize, else the
+	 * longest of the ranks' so far (files of profilers before it: none) */
+	if (v->final && hp_kv_get(kv, "g_wall_ns")) {
+		v->wall = (double)hp_kv_i64(kv, "g_wall_ns", 0) * 1e-9;
+	} else {
+		for (size_t i = 0; i < ns; i++)
+			if (hp_kv_get(&secs[i].kv, "wall_ns")) {
+				double w = (double)hp_kv_i64(&secs[i].kv, "wall_ns", 0) * 1e-9;
+				if (w > v->wall)
+					v->wall = w;
+			}
+	}
 	v->rank = v->final ? (int)hp_kv_i64(kv, "g_rank", -1) : (int)hp_kv_i64(kv, "rank", -1);
 	int64_t st = v->final ? hp_kv_i64(kv, "g_start_ns", -1) : hp_kv_i64(kv, "start_ns", -1);
 	v->start = st < 0 ? -1 : (double)st * 1e-9;
@@ -273,8 +294,12 @@ void view_critpath_text(struct hp_model *m, FILE *out)
 		return;
 	}
 	char a[32], b[32], c[32], d[32];
-	fprintf(out, "Critical path%s: %s, ends on rank %d of %d\n", v.final ? "" : " so far (not final)",
-		tool_fmt_secs(v.length, a, sizeof a), v.rank, v.nranks);
+	char wall[96] = "";
+	if (v.wall > 0)
+		snprintf(wall, sizeof wall, " of %s wall (%.1f%%)", tool_fmt_secs(v.wall, b, sizeof b),
+			 pct(v.length, v.wall));
+	fprintf(out, "Critical path%s: %s%s, ends on rank %d of %d\n", v.final ? "" : " so far (not final)",
+		tool_fmt_secs(v.length, a, sizeof a), wall, v.rank, v.nranks);
 	fprintf(out, "  selection %s: %llu function%s, piggyback %llu bytes, %llu events (%.0f ns each), "
 		     "%llu adoptions\n",
 		v.spec, (unsigned long long)v.k, v.k == 1 ? "" : "s", (unsigned long long)v.wire,
@@ -332,6 +357,16 @@ void view_critpath_json(struct hp_model *m, struct json *j)
 	json__int(j, v.rank);
 	json__key(j, "nranks");
 	json__int(j, v.nranks);
+	json__key(j, "wall");
+	if (v.wall > 0)
+		json__num(j, v.wall);
+	else
+		json__null(j);
+	json__key(j, "wall_pct");
+	if (v.wall > 0)
+		json__num(j, pct(v.length, v.wall));
+	else
+		json__null(j);
 	json__key(j, "final");
 	json__bool(j, v.final);
 	json__key(j, "selection");
@@ -396,4 +431,27 @@ void view_critpath_json(struct hp_model *m, struct json *j)
 	json__arr_end(j);
 	json__obj_end(j);
 	free(v.fn);
+}
+
+/* One file's critical-path length (`hyprof watch`): the job's in a merged
+ * file written after MPI_Finalize, else the longest path ending in that
+ * process (at its last event: live snapshot or final profile).  The
+ * longest of the ranks' lengths is the job's so far (ALGORITHMS.md section
+ * 6, Appendix A of the paper). */
+int view_critpath_length(const struct hp_prof *p, double *len)
+{
+	struct csec c;
+	if (!p || !len || !read_sec(p, &c))
+		return 0;
+	const struct hp_kvlist *kv = &c.kv;
+	const char *key = (p->flags & HP_FILE_MERGED) && !strcmp(hp_kv_str(kv, "state", ""), "final") &&
+				  hp_kv_get(kv, "g_length_ns")
+			      ? "g_length_ns"
+			      : "length_ns";
+	int ok = hp_kv_get(kv, key) != NULL;
+	int64_t ns = hp_kv_i64(kv, key, -1);
+	if (ok && ns >= 0)
+		*len = (double)ns * 1e-9;
+	hp_kv_free(&c.kv);
+	return ok && ns >= 0;
 }

@@ -32,6 +32,11 @@ profile's shares scaled by the enabled fraction (target: within 2 points).
 
 Usage: cost_bounds [--build DIR] [--reps N] [--programs a,b] [--modes a,b]
                    [--no-budget] [--budget-only] [--keep DIR]
+                   [--quiet CPUS] [--retries N]
+--quiet and --retries set the contention rule (default 0.3 CPUs, 4 retries):
+on a machine that is never that quiet (other users' builds), retries only
+cost time, so say --retries 0 and read the noise column and the contention
+line at the end.
 Prints ratios and verdicts; never fails on a figure (exit 1 only when a run
 itself fails).
 """
@@ -313,6 +318,7 @@ def budget_target(b, pct=5.0):
 
 
 def main():
+    global QUIET, RETRIES
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     here = os.path.dirname(os.path.abspath(__file__))
     ap.add_argument("--build", default=os.environ.get("HYPROF_BUILD",
@@ -324,10 +330,15 @@ def main():
     ap.add_argument("--no-budget", action="store_true")
     ap.add_argument("--budget-only", action="store_true")
     ap.add_argument("--keep", help="keep the profiles in this directory")
+    ap.add_argument("--quiet", type=float, default=QUIET,
+                    help="retry a run during which other processes used more CPUs than this")
+    ap.add_argument("--retries", type=int, default=RETRIES)
     a = ap.parse_args()
+    QUIET, RETRIES = a.quiet, max(0, a.retries)
     b = Bench(a)
-    print("cost_bounds: %d repetitions, build %s, %d CPUs, load %.1f" % (
-        b.reps, b.build, os.cpu_count(), os.getloadavg()[0]))
+    print("cost_bounds: %d repetitions, build %s, %d CPUs, load %.1f; a run is retried (up to "
+          "%d times) when other processes used more than %.2f CPUs during it" % (
+        b.reps, b.build, os.cpu_count(), os.getloadavg()[0], RETRIES, QUIET))
     for n, args, what in PROGRAMS:
         print("  %-14s %s" % (n, what))
     try:

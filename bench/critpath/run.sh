@@ -6,22 +6,25 @@
 # way (MPI_Sendrecv), at about 5, 50 and 150 messages per second per
 # process with 48000, 4800 and 480 bytes (the paper's Figure 7) and at
 # 2000/s with 48 bytes; the computation is spread over 32 instrumented
-# functions, the critical-path candidates.  Each configuration's loop time
-# is the best of $REPS interleaved runs (default 3):
+# functions, the critical-path candidates.  Every configuration runs $REPS
+# times (default 3), interleaved (one of each in turn, so a change of the
+# machine's load falls on all of them); figures are medians over the runs:
 #   plain    without hyprof (the paper's "Base")
 #   hyprof   hyprof run --mode measured, no critical path (the profiler's
 #            own cost: sampling, probes, wrappers, compensation piggyback)
 #   K=0      --critical-path auto:0 (the length alone: the paper's row 0)
 #   K=1,4,8,32  --critical-path work00,...: K functions carried (called
 #            every period, unlike the paper's uncalled ones)
-# Columns: loop seconds, overhead vs plain (the paper's "Percent"), the
-# increment over `hyprof` (what the critical path adds), and the
+# Columns: median loop seconds, overhead vs plain (the paper's "Percent"),
+# the increment over `hyprof` (what the critical path adds; both are the
+# median of each round's paired ratio), and the
 # runtime's own measure of an event's cost (the callbacks time themselves
 # on one event in 64) times the events per second: the critical path's CPU
 # share, free of the machine's noise.  Target: K=8 <= 2% at 150 msg/s.
-# On a shared machine the wall columns follow its load (printed first):
-# NICE=-10 runs every configuration at that priority (as root), which
-# keeps other programs from stretching the loops.
+# Then Figure 7's per-message cost alone: ping-pong round trips (below).
+# On a shared machine the wall columns follow its load (printed at the
+# start and at the end): NICE=-10 runs every configuration at that
+# priority (as root), which keeps other programs from stretching the loops.
 set -u
 BUILD=$(cd "${1:-build}" && pwd)
 B=$BUILD/bench/bin/bench_cp
@@ -35,7 +38,8 @@ trap 'rm -rf "$T"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 [ -x "$B" ] || { echo "bench/critpath: not built (no MPI)"; exit 0; }
 LPM=$("$B" calibrate)
-echo "(load $(cut -d' ' -f1 /proc/loadavg) on $(nproc) CPUs; $LPM loops/ms; loop of ${SECS} s; $REPS runs of each${NICE:+; nice $NICE})"
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "(load $LOAD0 on $(nproc) CPUs at the start; $LPM loops/ms; loop of ${SECS} s; $REPS interleaved runs of each${NICE:+; nice $NICE})"
 
 names() { # the first K candidates, comma-separated
   i=0; out=""
@@ -56,10 +60,13 @@ one() { # CONFIG RATE BYTES REP
   esac
   rm -rf "$T/p"
 }
-# Figure 7's per-message cost alone: ping-pong round trips of 480 bytes,
-# the best of 40 batches of 500 (quiet moments of the machine); the
-# critical path's cost per message is half the round trip's increment over
-# `hyprof`.
+# Figure 7's per-message cost alone: ping-pong round trips of 480 bytes;
+# each run prints its best of 40 batches of 500 (the quiet moments of the
+# machine), the figure is the median over the runs.  A message is two
+# events (the send, the receive that completes it): the critical path's
+# cost per message is half the round trip's increment over `hyprof`, and
+# the runtime's own measure is twice its cost per event (the events are
+# warm here: cache-resident state, unlike the slow rates above).
 pp() { # CONFIG REP
   cfg=$1; out="$T/pp.$cfg.$2"
   case $cfg in
@@ -67,7 +74,8 @@ pp() { # CONFIG REP
   hyprof) $N mpirun -np 2 "$H" run -q --mode measured -o "$T/p" -- "$B" pingpong 480 500 40 > "$out" ;;
   K*) k=${cfg#K}
       if [ "$k" = 0 ]; then sel=auto:0; elif [ "$k" = 1 ]; then sel=pingpong; else sel=pingpong,$(names $((k - 1))); fi
-      $N mpirun -np 2 "$H" run -q --mode measured --critical-path "$sel" -o "$T/p" -- "$B" pingpong 480 500 40 > "$out" ;;
+      $N mpirun -np 2 "$H" run -q --mode measured --critical-path "$sel" -o "$T/p" -- "$B" pingpong 480 500 40 > "$out"
+      "$H" report --json --view critical-path "$T/p" > "$out.json" 2> /dev/null ;;
   esac
   rm -rf "$T/p"
 }
@@ -81,6 +89,7 @@ while [ $rep -le "$REPS" ]; do
   done
   rep=$((rep + 1))
 done
+echo "(load $(cut -d' ' -f1-3 /proc/loadavg) at the end)"
 python3 - "$T" "$RATES" "$CFGS" <<'PY'
 import glob, json, sys
 T, rates, cfgs = sys.argv[1], [r.split(":") for r in sys.argv[2].split()], sys.argv[3].split()
@@ -137,22 +146,42 @@ for cfg in cfgs:
     print()
 print("time s: median loop time; vs pl, vs hp: median over the runs of the paired ratio to plain, to hyprof")
 print("cp cpu: the critical path's own CPU share (runtime's cost per event x events / loop time / 2 processes)")
-def pptime(cfg):
-    v = []
+def pptimes(cfg):
+    """{rep: us per round trip (that run's best batch)}"""
+    out = {}
     for f in glob.glob("%s/pp.%s.*" % (T, cfg)):
+        if f.endswith(".json"):
+            continue
         w = open(f).read().split()
         if w:
-            v.append(float(w[0]))
-    return min(v) if v else None
+            out[int(f.rsplit(".", 1)[1])] = float(w[0])
+    return out
+def ppdiff(cfg, base):
+    """median over the rounds of (cfg - base) / 2: us per message"""
+    a, b = pptimes(cfg), pptimes(base)
+    return med([(a[k] - b[k]) / 2 for k in a if k in b])
+def ppcost(cfg):
+    c = []
+    for f in glob.glob("%s/pp.%s.*.json" % (T, cfg)):
+        try:
+            c.append(json.load(open(f))["critical_path"]["cost_per_event"])
+        except Exception:
+            pass
+    return med(c)
 print()
-print("ping-pong, 480 B, best batch: us per round trip; the critical path's cost per message")
-base = pptime("hyprof")
+print("ping-pong, 480 B: us per round trip (median over the runs of each run's best batch);")
+print("per message: the median of the rounds' paired increments / 2; runtime: 2 x its cost per event")
+print("  %-7s %8s %12s %12s %12s" % ("", "us/rt", "vs plain", "vs hyprof", "runtime"))
 for cfg in cfgs:
-    t = pptime(cfg)
+    t = med(pptimes(cfg).values())
     if t is None:
         continue
-    extra = "  %+.3f us/message over hyprof" % ((t - base) / 2) if cfg.startswith("K") and base else ""
-    print("  %-7s %8.3f%s" % (cfg.replace("K", "K="), t, extra))
+    vp = ppdiff(cfg, "plain") if cfg != "plain" else None
+    vh = ppdiff(cfg, "hyprof") if cfg.startswith("K") else None
+    c = ppcost(cfg) if cfg.startswith("K") else None
+    print("  %-7s %8.3f %12s %12s %12s" % (cfg.replace("K", "K="), t,
+          "%+.3f us/msg" % vp if vp is not None else "", "%+.3f us/msg" % vh if vh is not None else "",
+          "%.3f us/msg" % (2 * c * 1e6) if c is not None else ""))
 print()
 print("cost per event (ns, runtime's measure, median of runs):")
 for cfg in cfgs:

@@ -12,6 +12,10 @@ pairs of the difference (a burst of load hits both halves of a pair alike);
   cost per sample     = (T(config) - T(plain)) / samples
   handler time        = hyprof's own in-handler TSC cycles per sample (from
                         the profile: thread kv handler_cycles)
+  kernel              = hyprof --unwind kernel: kernel frame-pointer callchains
+                        in a per-thread ring, drained by the handler once per
+                        64 samples (--mode sampled), or per sample (kernel1:
+                        hybrid mode)
   bare kernel path    = libbare.so: same event and delivery as hyprof's
                         default source, handler only releases the ring
   memory per thread   = (VmRSS with hyprof - VmRSS plain) / threads, with
@@ -31,6 +35,10 @@ import tempfile
 BUILD = sys.argv[1]
 REPS = int(os.environ.get("REPS", "5"))
 WL = os.path.join(BUILD, "bench", "hpbench_workload")
+# The timed spin runs use the frame-pointer build, so that perf record -g and
+# hyprof --unwind kernel (kernel frame-pointer walks) see the whole stack, as
+# libunwind does; the plain run of each pair is the same binary.
+WL_FP = os.path.join(BUILD, "bench", "hpbench_workload_fp")
 BARE = os.path.join(BUILD, "bench", "libbare.so")
 LIB = os.path.join(BUILD, "lib", "libhyprof.so")
 SPIN = os.environ.get("SPIN", "600")  # millions of steps, ~1 s here
@@ -82,7 +90,7 @@ def run(cfg, args):
             del env[k]
     out = os.path.join(TMP, "p")
     shutil.rmtree(out, ignore_errors=True)
-    cmd = [WL] + args
+    cmd = [WL_FP if args[0] == "spin" else WL] + args
     kind, _, freq = cfg.partition(":")
     if kind == "bare":
         env.update(LD_PRELOAD=BARE, BARE_FREQ=freq)
@@ -92,6 +100,10 @@ def run(cfg, args):
             env["HYPROF_FREQ"] = freq
         if kind == "hyprof-fp":
             env["HYPROF_UNWIND"] = "fp"
+        if kind == "hyprof-kernel":  # batched: one signal per 64 samples
+            env.update(HYPROF_UNWIND="kernel", HYPROF_MODE="sampled")
+        if kind == "hyprof-kernel1":  # hybrid mode: one signal per sample
+            env["HYPROF_UNWIND"] = "kernel"
     elif kind == "perf":
         cmd = ["perf", "record", "-g", "-e", "task-clock", "-F", freq, "-o",
                os.path.join(TMP, "perf.data"), "--"] + cmd
@@ -109,7 +121,11 @@ def run(cfg, args):
         t = ths[0][0]
         samples = t["samples"] + t["meas_samples"]
         hus = t["handler_cycles"] / max(samples, 1) / meta["tsc_hz"] * 1e6
+        LOST[cfg] = LOST.get(cfg, 0) + sum(v for k, v in t.items() if k.startswith("dropped."))
     return wall, cpu, samples, hus
+
+
+LOST = {}  # samples dropped, by configuration, over all its runs
 
 
 def median(v):
@@ -121,8 +137,13 @@ def main():
     if shutil.which("perf") is None:
         sys.exit("bench: perf not found (apt-get install linux-perf)")
     load0 = os.getloadavg()[0]
-    cfgs = ["bare:1000", "hyprof:1000", "perf:1000", "bare:10000", "hyprof:10000",
-            "hyprof-fp:10000", "perf:10000", "hyprof"]  # "hyprof": the default rate
+    cfgs = ["bare:1000", "hyprof:1000", "hyprof-kernel:1000", "perf:1000", "bare:10000", "hyprof:10000",
+            "hyprof-fp:10000", "hyprof-kernel:10000", "hyprof-kernel1:10000", "perf:10000",
+            "hyprof"]  # "hyprof": the default rate
+    # CONFIGS=a,b,... runs only those (and QUICK=1 skips the default-rate,
+    # memory and size parts): more repetitions of the comparison in the time.
+    if os.environ.get("CONFIGS"):
+        cfgs = os.environ["CONFIGS"].split(",")
     pairs = {c: [] for c in cfgs}
     plain = []
     for rep in range(REPS):
@@ -143,9 +164,11 @@ def main():
     print("machine: %d CPUs, load average %.1f at the start, %.1f after these runs (other work adds noise)"
           % (os.cpu_count(), load0, load_mid))
     print()
-    print("%-16s %7s %14s %14s %14s %14s %9s" % ("config", "samples", "wall +%", "CPU +%",
+    print("hyprof = libunwind (default); hyprof-kernel = --unwind kernel --mode sampled (one signal per 64 "
+          "samples); hyprof-kernel1 = --unwind kernel in hybrid mode (one signal per sample)")
+    print("%-20s %7s %14s %14s %14s %14s %9s" % ("config", "samples", "wall +%", "CPU +%",
                                                   "us/sample", "us/sample", "handler"))
-    print("%-16s %7s %14s %14s %14s %14s %9s" % ("", "", "", "", "(wall)", "(CPU)", "us/sample"))
+    print("%-20s %7s %14s %14s %14s %14s %9s" % ("", "", "", "", "(wall)", "(CPU)", "us/sample"))
     best = {}
     for c in cfgs:
         dw = [x[0] for x in pairs[c]]
@@ -156,16 +179,40 @@ def main():
         nw, nc = (q(dw, 0.75) - q(dw, 0.25)) / 2, (q(dc, 0.75) - q(dc, 0.25)) / 2
         best[c] = (mw, mc, s_, h)
         name = c if ":" in c else "hyprof default"
-        print("%-16s %7d %6.1f%% +-%4.1f %6.1f%% +-%4.1f %6.1f +-%5.1f %6.1f +-%5.1f %9s" % (
+        print("%-20s %7d %6.1f%% +-%4.1f %6.1f%% +-%4.1f %6.1f +-%5.1f %6.1f +-%5.1f %9s" % (
             name, s_, mw / pw * 100, nw / pw * 100, mc / pc * 100, nc / pc * 100,
             mw / s_ * 1e6 if s_ else 0, nw / s_ * 1e6 if s_ else 0,
             mc / s_ * 1e6 if s_ else 0, nc / s_ * 1e6 if s_ else 0, "%.2f" % h if h is not None else "-"))
     print()
     print("ratios (wall slowdown, medians of paired differences):")
+    nan = float("nan")
     for f in ("1000", "10000"):
-        hs, ps, bs = best["hyprof:" + f][0] / pw, best["perf:" + f][0] / pw, best["bare:" + f][0] / pw
-        print("  %5s Hz: hyprof %.1f%%, perf record -g %.1f%% (hyprof/perf %.2f); bare kernel path %.1f%%"
-              % (f, hs * 100, ps * 100, hs / ps if ps > 0 else float("nan"), bs * 100))
+        if not all(c + f in best for c in ("hyprof:", "perf:", "hyprof-kernel:")):
+            continue
+        for i, what in ((0, "wall"), (1, "CPU")):
+            hs, ps = best["hyprof:" + f][i] / (pw, pc)[i], best["perf:" + f][i] / (pw, pc)[i]
+            ks = best["hyprof-kernel:" + f][i] / (pw, pc)[i]
+            bs = best["bare:" + f][i] / (pw, pc)[i] if "bare:" + f in best else nan
+            print("  %5s Hz, %-4s: hyprof %.1f%%, hyprof --unwind kernel %.1f%%, perf record -g %.1f%% "
+                  "(hyprof/perf %.2f, kernel/perf %.2f); bare kernel path %.1f%%"
+                  % (f, what, hs * 100, ks * 100, ps * 100, hs / ps if ps > 0 else nan,
+                     ks / ps if ps > 0 else nan, bs * 100))
+    # The same ratios per pair of runs, median (a burst of load that hits one
+    # configuration's runs shows here, not in the ratio of medians).
+    # Per repetition, CPU: kernel minus perf, libunwind minus perf (points of
+    # slowdown), sorted: how often hyprof is above perf, not only the median.
+    for f in ("1000", "10000"):
+        if not all(c + f in pairs for c in ("hyprof:", "perf:", "hyprof-kernel:")):
+            continue
+        dk = sorted((k[1] - p[1]) / pc * 100 for k, p in zip(pairs["hyprof-kernel:" + f], pairs["perf:" + f]))
+        dh = sorted((k[1] - p[1]) / pc * 100 for k, p in zip(pairs["hyprof:" + f], pairs["perf:" + f]))
+        print("  %5s Hz, CPU points above perf per repetition: kernel %s; libunwind %s" % (
+            f, " ".join("%+.1f" % x for x in dk), " ".join("%+.1f" % x for x in dh)))
+    print("  samples dropped over all runs: %s" % ", ".join(
+        "%s %d" % (c, LOST.get(c, 0)) for c in cfgs if c.startswith("hyprof")))
+    if os.environ.get("QUICK"):
+        shutil.rmtree(TMP, ignore_errors=True)
+        return
     # The default rate's cost is small against the noise of 1 s runs: it is
     # measured again on runs five times longer.
     dspin = os.environ.get("DEFAULT_SPIN", str(int(SPIN) * 5))
@@ -188,7 +235,7 @@ def main():
     # memory per thread: the slope between 16 and 64 live threads, so the
     # fixed cost (libraries, the main thread) is not spread over the threads
     rss = {}
-    for c in ("plain", "hyprof", "hyprof-fp"):
+    for c in ("plain", "hyprof", "hyprof-fp", "hyprof-kernel"):
         for n in (16, 64):
             vals = []
             for rep in range(3):
@@ -197,6 +244,8 @@ def main():
                     env.update(LD_PRELOAD=LIB, HYPROF_OUTPUT=os.path.join(TMP, "m"), HYPROF_QUIET="1")
                 if c == "hyprof-fp":
                     env["HYPROF_UNWIND"] = "fp"
+                if c == "hyprof-kernel":
+                    env.update(HYPROF_UNWIND="kernel", HYPROF_MODE="sampled")
                 r = subprocess.run([WL, "threads", str(n)], env=env, capture_output=True, text=True, check=True)
                 vals.append(int(r.stdout.split()[0]))
             rss[(c, n)] = median(vals)
@@ -204,8 +253,9 @@ def main():
         return ((rss[(c, 64)] - rss[(c, 16)]) - (rss[("plain", 64)] - rss[("plain", 16)])) / 48.0
     print()
     print("memory per thread (VmRSS slope 16 -> 64 live threads, beyond the plain program's):")
-    print("  hyprof (libunwind) %.0f kB, hyprof --unwind fp %.0f kB; fixed cost with 16 threads: %d kB"
-          % (per_thread("hyprof"), per_thread("hyprof-fp"),
+    print("  hyprof (libunwind) %.0f kB, hyprof --unwind fp %.0f kB, --unwind kernel %.0f kB (its perf ring, 68 kB "
+          "per thread, is also locked memory: perf_event_mlock_kb, then RLIMIT_MEMLOCK); fixed cost with 16 threads: %d kB"
+          % (per_thread("hyprof"), per_thread("hyprof-fp"), per_thread("hyprof-kernel"),
              rss[("hyprof", 16)] - rss[("plain", 16)] - 16 * per_thread("hyprof")))
 
     # profile bytes per call path, and size against run time

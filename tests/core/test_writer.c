@@ -1,5 +1,5 @@
 /* tests/core/test_writer.c - hp_write_profile() and the module map, with the
- * runtime's other parts replaced by the small definitions below (state,
+ * runtime's other parts replaced by the stand-ins of standin.h (state,
  * logging, names).  Writes profiles and reads them back with the reader:
  * every META and THREAD key, every node, the modules (main program, vDSO,
  * a plugin opened and closed, a plugin found through its loader's RUNPATH),
@@ -30,55 +30,8 @@
 #include "runtime/state.h"
 #include "runtime/writer.h"
 #include "sampler/source.h"
+#include "standin.h"
 #include "treewalk.h"
-
-/* ---- what the rest of the runtime would provide ----------------------------------- */
-
-struct hp_runtime hp_rt;
-const char *const hp_drop_names[HP_DROP_NREASONS] = {"reentrant", "loader", "unwind", "full",
-						       "nothread"};
-static __thread struct hp_thread *tls_self;
-
-struct hp_thread *hp_thread_self(void)
-{
-	return tls_self;
-}
-
-struct hp_thread *hp_thread_get(void)
-{
-	return tls_self;
-}
-
-uint64_t hp_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int log_lines;
-void hp_log(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fputs("hyprof: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	log_lines++;
-}
-
-const char *hp_mode_name(int m)
-{
-	return m == HP_MODE_SAMPLED ? "sampled" : m == HP_MODE_HYBRID ? "hybrid" : "measured";
-}
-
-const char *hp_compensate_name(int c)
-{
-	return c == HP_COMP_NONE ? "none" : c == HP_COMP_LOCAL ? "local" : "parallel";
-}
-
-static const struct hp_source_ops fake_source = {.name = "fake-src"};
 
 /* ---- loader probe (called by the plugin's constructor) ----------------------------- */
 
@@ -95,23 +48,6 @@ __attribute__((visibility("default"))) void test_loader_probe(void)
 
 static struct hp_thread T0, T1, T2;
 static char dir[1024], outdir[1100];
-
-static void fill(struct cct *c, uint32_t cap, int paths, uint64_t seed)
-{
-	cct__init(c, cap);
-	uint64_t x = seed;
-	for (int i = 0; i < paths; i++) {
-		uint64_t keys[8];
-		x = x * 6364136223846793005ull + 1442695040888963407ull;
-		int d = 1 + (int)((x >> 33) % 8);
-		for (int k = 0; k < d; k++)
-			keys[k] = 0x1000 + ((x >> (k * 4)) & 15) * 8;
-		uint32_t leaf = cct__insert_path(c, keys, d);
-		c->nodes[leaf].samples += 1 + i % 3;
-		c->nodes[leaf].period += 1000 * (uint64_t)(1 + i % 3);
-		c->nodes[leaf].calls += (uint64_t)i;
-	}
-}
 
 static void thread_fixture(struct hp_thread *t, pid_t tid, uint32_t index, const char *name,
 			   uint64_t base)
@@ -144,7 +80,7 @@ static void setup(const char *argv0)
 	hp_rt.cfg.mode = HP_MODE_HYBRID;
 	hp_rt.cfg.compensate = HP_COMP_LOCAL;
 	hp_rt.cfg.max_overhead = 2.5;
-	hp_rt.source = &fake_source;
+	hp_rt.source = &standin_source;
 	snprintf(hp_rt.source_event, sizeof(hp_rt.source_event), "task-clock");
 	hp_rt.period = 1000000;
 	snprintf(hp_rt.source_unit, sizeof(hp_rt.source_unit), "ns");
@@ -156,23 +92,23 @@ static void setup(const char *argv0)
 	snprintf(hp_rt.program, sizeof(hp_rt.program), "%s", argv0);
 
 	thread_fixture(&T0, (pid_t)syscall(SYS_gettid), 0, "main", 100);
-	fill(&T0.sample, 4096, 300, 1);
-	fill(&T0.probe, 4096, 100, 2);
+	standin_fill(&T0.sample, 4096, 300, 1);
+	standin_fill(&T0.probe, 4096, 100, 2);
 	uint32_t last = T0.probe.n - 1;
 	T0.probe.nodes[last].flags |= CCT_F_REDIRECT | CCT_F_PROBE;
 	T0.probe.nodes[last].target = T0.probe.nodes[last].parent;
 	T0.probe.full = 3;
 	thread_fixture(&T1, 999999, 1, "worker", 200); /* exited: values as stored */
 	T1.exited = 1;
-	fill(&T1.sample, 64, 10, 3);
-	fill(&T1.probe, 8, 40, 4); /* overfull: cct_full counted */
+	standin_fill(&T1.sample, 64, 10, 3);
+	standin_fill(&T1.probe, 8, 40, 4); /* overfull: cct_full counted */
 	thread_fixture(&T2, 999998, 2, "no-trees-yet", 300); /* not exited, no such tid */
 	T0.next = NULL;
 	T1.next = &T0;
 	T2.next = &T1;
 	hp_rt.threads = &T2;
 	hp_rt.nthreads = 3;
-	tls_self = &T0;
+	standin_self = &T0;
 }
 
 /* ---- extension section writers ----------------------------------------------------- */
@@ -181,7 +117,7 @@ static int busy_seen, inner_rc = 1;
 
 static int ext_calib(struct hp_writer *w, void *arg)
 {
-	busy_seen = tls_self ? tls_self->busy : -1;
+	busy_seen = standin_self ? standin_self->busy : -1;
 	hp_writer_begin(w, HP_SEC_CALIB);
 	hp_writer_kv_f64(w, "timer_ns.median", 11.0);
 	return hp_writer_end(w);
@@ -264,26 +200,9 @@ static void test_modules(const char *plugin, const char *loader)
 
 /* ---- reading back ------------------------------------------------------------------- */
 
-static struct hp_prof *read_back(const char *path)
-{
-	struct hp_prof *p = NULL;
-	char err[512];
-	int rc = hp_prof_read(path, &p, err, sizeof(err));
-	CHECK(rc == 0, "read %s: %s", path, err);
-	return p;
-}
-
-static const struct hp_prof_thread *thread_by_tid(const struct hp_prof *p, pid_t tid)
-{
-	for (size_t i = 0; i < p->nthreads; i++)
-		if (hp_kv_i64(&p->threads[i].kv, "tid", 0) == tid)
-			return &p->threads[i];
-	return NULL;
-}
-
 static void check_thread(const struct hp_prof *p, const struct hp_thread *t, int live)
 {
-	const struct hp_prof_thread *pt = thread_by_tid(p, t->tid);
+	const struct hp_prof_thread *pt = standin_thread_by_tid(p, t->tid);
 	CHECK(pt != NULL, "thread %d present", (int)t->tid);
 	if (!pt)
 		return;
@@ -382,7 +301,7 @@ static void test_write(int argc, char **argv)
 	CHECK(inner_rc == -EDEADLK, "a nested write is refused: %d", inner_rc);
 	CHECK(busy_seen == 1, "busy while writing: %d", busy_seen);
 	CHECK(T0.busy == 0, "busy restored");
-	struct hp_prof *p = read_back(want);
+	struct hp_prof *p = standin_read(want);
 	if (!p)
 		return;
 	const struct hp_kvlist *m = &p->meta;
@@ -435,7 +354,7 @@ static void test_write(int argc, char **argv)
 
 	/* partial (fatal signal or exec) */
 	CHECK(hp_write_profile(1, "signal 11 (SIGSEGV)") == 0, "partial write");
-	p = read_back(want);
+	p = standin_read(want);
 	if (p) {
 		CHECK(p->flags & HP_FILE_PARTIAL, "partial flag");
 		CHECK(hp_kv_u64(&p->meta, "partial", 0) == 1 &&
@@ -450,7 +369,7 @@ static void test_write(int argc, char **argv)
 	expected_name(ranked, sizeof(ranked), 3);
 	CHECK(hp_write_profile(0, NULL) == 0 && !strcmp(hp_profile_path(), ranked), "ranked %s",
 	      hp_profile_path());
-	p = read_back(ranked);
+	p = standin_read(ranked);
 	if (p) {
 		CHECK(hp_kv_i64(&p->meta, "rank", 0) == 3 && hp_kv_i64(&p->meta, "nranks", 0) == 4,
 		      "rank keys");
@@ -478,7 +397,7 @@ static void test_signal(void)
 	sigaction(SIGUSR1, &sa, NULL);
 	raise(SIGUSR1);
 	CHECK(sig_rc == 0, "write from a handler on a 16 KB stack: %d", sig_rc);
-	struct hp_prof *p = read_back(hp_profile_path());
+	struct hp_prof *p = standin_read(hp_profile_path());
 	if (p) {
 		CHECK(!strcmp(hp_kv_str(&p->meta, "partial_why", ""), "SIGUSR1"), "why");
 		hp_prof_free(p);
@@ -499,19 +418,10 @@ static void *inserter(void *arg)
 	thread_fixture(&T3, (pid_t)syscall(SYS_gettid), 3, "inserter", 400);
 	cct__init(&T3.sample, 1u << 16);
 	cct__init(&T3.probe, 1u << 16);
-	tls_self = &T3;
+	standin_self = &T3;
 	T3.next = &T2;
 	__atomic_store_n(&hp_rt.threads, &T3, __ATOMIC_RELEASE);
-	uint64_t x = 12345;
-	uint32_t cur = CCT_ROOT;
-	while (!stop) {
-		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		struct cct *c = (x >> 60) & 1 ? &T3.sample : &T3.probe;
-		/* keys from a small set: many lookups move nodes to the front */
-		uint32_t i = cct__child(c, cur < c->n ? cur : CCT_ROOT, x % 24);
-		cur = (i == CCT_NONE || (x >> 50) % 6 == 0) ? CCT_ROOT : i;
-		T3.samples++;
-	}
+	standin_insert_until(&T3, 12345, &stop);
 	return NULL;
 }
 
@@ -527,10 +437,10 @@ static void test_concurrent(void)
 	for (int r = 0; r < rounds; r++) {
 		if (hp_write_profile(0, NULL) != 0)
 			continue;
-		struct hp_prof *p = read_back(hp_profile_path());
+		struct hp_prof *p = standin_read(hp_profile_path());
 		if (!p)
 			continue;
-		const struct hp_prof_thread *pt = thread_by_tid(p, T3.tid);
+		const struct hp_prof_thread *pt = standin_thread_by_tid(p, T3.tid);
 		if (pt) {
 			const char *bad = tree_walk_check(pt->sample, pt->nsample);
 			if (!bad)
@@ -562,7 +472,7 @@ static void test_fork(void)
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child wrote its profile");
 	char path[4600];
 	snprintf(path, sizeof(path), "%s/test_writer.%d.hyp", outdir, (int)pid);
-	struct hp_prof *p = read_back(path);
+	struct hp_prof *p = standin_read(path);
 	if (p) {
 		CHECK(hp_kv_i64(&p->meta, "pid", 0) == pid && hp_kv_i64(&p->meta, "ppid", 0) == getpid(),
 		      "child's pids");
@@ -578,10 +488,10 @@ static void test_errors(void)
 	if (f)
 		fclose(f);
 	snprintf(hp_rt.out_dir, sizeof(hp_rt.out_dir), "%s/sub", file);
-	int logs = log_lines;
+	int logs = standin_log_lines;
 	int rc = hp_write_profile(0, NULL);
 	CHECK(rc == -ENOTDIR, "output under a plain file: %d", rc);
-	CHECK(log_lines == logs + 1, "one log line for the failure");
+	CHECK(standin_log_lines == logs + 1, "one log line for the failure");
 	memset(hp_rt.out_dir, 'x', sizeof(hp_rt.out_dir) - 1);
 	hp_rt.out_dir[sizeof(hp_rt.out_dir) - 1] = 0;
 	rc = hp_write_profile(0, NULL);
@@ -609,13 +519,8 @@ static void test_errors(void)
 	      hp_profile_path());
 	struct stat st;
 	CHECK(stat(base, &st) == 0 && st.st_size == 11, "the other image's file is untouched");
-	struct hp_prof *p = read_back(one);
+	struct hp_prof *p = standin_read(one);
 	hp_prof_free(p);
-}
-
-static int rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	return remove(p);
 }
 
 int main(int argc, char **argv)
@@ -640,7 +545,7 @@ int main(int argc, char **argv)
 	test_errors();
 	int st = check_status("test_writer");
 	if (!st)
-		nftw(dir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+		standin_rm_tree(dir);
 	else
 		fprintf(stderr, "files kept in %s\n", dir);
 	return st;

@@ -11,8 +11,16 @@
 #                branch is critical; Isend/Irecv/Waitall and Allreduce
 #   auto         the two-branch program with --critical-path auto:3: the
 #                ranks agree on f, g, h at an Allreduce after the warm-up
-#   length_only  --critical-path auto:0 in hybrid mode: the length alone
-#                (and a name that matches nothing is reported, not fatal)
+#   length_only  --critical-path auto:0 in hybrid mode: the length alone,
+#                against the wall time it covers, and each rank's length
+#                as `hyprof watch` shows it from the live files
+#                (view_critpath_length); a name that matches nothing is
+#                reported, not fatal
+#   cxx          C++ functions selected by qualified name (every overload)
+#                and by their mangled name (cp_cxx.cpp)
+#   live         intermediate values (the paper's Appendix A): the live
+#                files copied while the pipeline runs read as a path so
+#                far, consistent and shorter than the final one
 # Each runs `hyprof run --critical-path ...` under mpirun and checks
 # `hyprof report --json --view critical-path` with check.py against the
 # lengths the construction implies.  Work in cp_progs sleeps to a deadline,
@@ -68,11 +76,48 @@ auto)
     "$P" branch 20 60 20 5
   $CHK auto "$T/a.json" 20 60 20 5 || fail "auto" ;;
 length_only)
-  run 3 "$T/l" --mode hybrid --critical-path auto:0 -- "$P" pipeline 10 10 30 5
+  # live snapshots every 0.1 s: the last one (at exit) has the final path
+  HYPROF_LIVE_INTERVAL=0.1 run 3 "$T/l" --mode hybrid --critical-path auto:0 -- "$P" pipeline 10 10 30 5
   $CHK length "$T/l.json" 10 10 30 5 || fail "length only (auto:0, hybrid)"
+  "$H" watch --once -n 0 "$T/l" > "$T/l.watch" 2>&1 || { cat "$T/l.watch"; fail "hyprof watch --once"; }
+  cat "$T/l.watch"
+  $CHK watch "$T/l.json" 10 10 30 5 "$T/l.watch" || fail "hyprof watch: the ranks' critical-path lengths"
   # a name that matches nothing is listed as never seen; the others work
   run 3 "$T/n" --mode measured --critical-path stage1_work,no_such_function -- "$P" pipeline 10 10 30 5
   $CHK unresolved "$T/n.json" 10 10 30 5 || fail "an unknown name" ;;
+cxx)
+  # C++: app::Stage::consume by its qualified name (both overloads),
+  # app::produce(double) as in the symbol table; N=12 items, A=3, B=30 ms
+  [ -x "$HYPROF_TEST_BIN/cp_cxx" ] || skip "cp_cxx was not built"
+  run 2 "$T/x" --mode measured --critical-path 'app::Stage::consume,_ZN3app7produceEd' -- \
+    "$HYPROF_TEST_BIN/cp_cxx" 12 3 30
+  $CHK cxx "$T/x.json" 12 3 30 || fail "C++ names" ;;
+live)
+  # 40 items of 10, 30, 5 ms: about 1.2 s of path; copies of the live
+  # files (each written whole, then renamed) are taken every 0.1 s until
+  # one reads as 150 ms of path or more, not final
+  dir=$T/v
+  HYPROF_LIVE_INTERVAL=0.1 timeout 60 mpirun --oversubscribe -np 3 "$H" run -q -o "$dir" --mode measured \
+    --critical-path stage0_work,stage1_work,stage2_work -- "$P" pipeline 40 10 30 5 > "$dir.out" 2> "$dir.err" &
+  job=$!
+  got=0
+  while kill -0 "$job" 2> /dev/null; do
+    sleep 0.1
+    rm -rf "$T/snap"; mkdir "$T/snap"
+    cp "$dir/.live/"*.hyp "$T/snap/" 2> /dev/null || continue
+    "$H" report --json --view critical-path "$T/snap" > "$T/snap.json" 2> /dev/null || continue
+    if python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["critical_path"]
+sys.exit(0 if c and not c["final"] and c["length"] >= 0.15 else 1)' "$T/snap.json"; then
+      got=1; break
+    fi
+  done
+  wait "$job" || { cat "$dir.err"; fail "hyprof run (live)"; }
+  grep -q '^done' "$dir.out" || { cat "$dir.out" "$dir.err"; fail "the program did not finish (live)"; }
+  [ $got = 1 ] || skip "no live snapshot with 150 ms of path was caught before the job ended (machine too slow?)"
+  "$H" report --view critical-path "$T/snap" 2>&1 | sed -n '/^Critical path/,$p'
+  "$H" report --json --view critical-path "$dir" > "$dir.json" 2> "$dir.json.err" ||
+    { cat "$dir.json.err"; fail "hyprof report --json --view critical-path (final)"; }
+  $CHK live "$T/snap.json" 40 10 30 5 "$dir.json" || fail "live: the path so far" ;;
 *)
   fail "unknown case $case_" ;;
 esac

@@ -15,23 +15,9 @@
 #   8. the main thread ends with pthread_exit: the snapshot thread leaves
 #      when the program's threads are gone (glibc counts it: it must not keep
 #      the process alive)
-set -u
-: "${HYPROF_BIN:?}" "${HYPROF_TEST_BIN:?}" "${HYPROF_LIB:?}"
-HERE=$(cd "$(dirname "$0")" && pwd)
-SPIN=$HYPROF_TEST_BIN/hp_live_spin
+NAME=e2e
+. "$(dirname "$0")/common.sh"
 HYP="python3 $HERE/hyp.py"
-[ -x "$SPIN" ] || { echo "SKIP: $SPIN is not built"; exit 77; }
-[ -r "$HYPROF_LIB/libhyprof.so" ] || { echo "SKIP: libhyprof.so is not built"; exit 77; }
-T=$(mktemp -d /tmp/hyprof-live-e2e.XXXXXX)
-PIDS=""
-cleanup() {
-	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$T"
-}
-trap cleanup EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-ok() { echo "ok: $*"; }
 
 # wait_for FILE SECONDS: until FILE exists
 wait_for() {
@@ -147,8 +133,11 @@ else
 fi
 
 # ---- 6. bad interval ------------------------------------------------------------------
-HYPROF_LIVE_INTERVAL=fast "$HYPROF_BIN" run -q -o "$T/bad" -- "$SPIN" 1.3 2>"$T/bad.err" || fail "6: run"
-grep -q "HYPROF_LIVE_INTERVAL='fast'" "$T/bad.err" || fail "6: no warning: $(cat "$T/bad.err")"
+# preloaded without `hyprof run`, which refuses a bad value before it starts
+HYPROF_LIVE_INTERVAL=fast HYPROF_QUIET=1 HYPROF_OUTPUT="$T/bad" LD_PRELOAD="$HYPROF_LIB/libhyprof.so" \
+	"$SPIN" 1.3 2>"$T/bad.err" || fail "6: run"
+grep -q 'HYPROF_LIVE_INTERVAL="fast": .*using the default (1)' "$T/bad.err" ||
+	fail "6: no warning: $(cat "$T/bad.err")"
 [ "$(grep -c . "$T/bad.err")" -eq 1 ] || fail "6: want one line: $(cat "$T/bad.err")"
 Lb=$(ls "$T"/bad/.live/*.hyp 2>/dev/null | head -1)
 [ -n "$Lb" ] && [ "$($HYP "$Lb" live.interval_ns)" = 1000000000 ] || fail "6: default interval not used"
@@ -211,8 +200,4 @@ out=$("$HYPROF_BIN" watch --once "$T/run1"); rc=$?
 [ $rc -eq 0 ] && echo "$out" | grep -q "1 process: 0 running, 1 ended" || fail "7: watch of an ended run: $rc $out"
 ok "7: watch errors"
 
-if [ $failures -ne 0 ]; then
-	echo "live.e2e: $failures failed"
-	exit 1
-fi
-echo "live.e2e: all passed"
+finish

@@ -15,36 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static volatile double sink;
-
-__attribute__((noinline)) static double hot_kernel(int n)
-{
-	double s = 0;
-	for (int i = 1; i <= n; i++)
-		s += 1.0 / ((double)i * i);
-	return s;
-}
-
-__attribute__((noinline)) static double cold_kernel(int n)
-{
-	double s = 0;
-	for (int i = 1; i <= n; i++)
-		s += 1.0 / (double)i;
-	return s;
-}
-
-__attribute__((noinline)) static void do_step(void)
-{
-	sink += hot_kernel(300000);
-	sink += cold_kernel(100000);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "spin_work.h"
 
 static double seconds;
 

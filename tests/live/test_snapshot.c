@@ -1,6 +1,6 @@
 /* tests/live/test_snapshot.c - hp_write_snapshot() and the live section
  * writers (runtime/writer.c), with the rest of the runtime replaced by the
- * small definitions below, as in tests/core/test_writer.c.
+ * stand-ins of tests/core/standin.h, as in tests/core/test_writer.c.
  *
  * Checks: a snapshot is a whole profile at the given path (directories
  * created, no temporary left, *bytes = the file's size); it leaves the
@@ -31,76 +31,13 @@
 #include "runtime/state.h"
 #include "runtime/writer.h"
 #include "sampler/source.h"
+#include "standin.h"
 #include "treewalk.h"
-
-/* ---- what the rest of the runtime would provide ----------------------------------- */
-
-struct hp_runtime hp_rt;
-const char *const hp_drop_names[HP_DROP_NREASONS] = {"reentrant", "loader", "unwind", "full",
-						       "nothread"};
-static __thread struct hp_thread *tls_self;
-
-struct hp_thread *hp_thread_self(void)
-{
-	return tls_self;
-}
-
-struct hp_thread *hp_thread_get(void)
-{
-	return tls_self;
-}
-
-uint64_t hp_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int log_lines;
-void hp_log(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fputs("hyprof: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	log_lines++;
-}
-
-const char *hp_mode_name(int m)
-{
-	return m == HP_MODE_SAMPLED ? "sampled" : m == HP_MODE_HYBRID ? "hybrid" : "measured";
-}
-
-const char *hp_compensate_name(int c)
-{
-	return c == HP_COMP_NONE ? "none" : c == HP_COMP_LOCAL ? "local" : "parallel";
-}
-
-static const struct hp_source_ops fake_source = {.name = "fake-src"};
 
 /* ---- fixtures ---------------------------------------------------------------------- */
 
 static struct hp_thread T0, T1;
 static char dir[1024], outdir[1100];
-
-static void fill(struct cct *c, uint32_t cap, int paths, uint64_t seed)
-{
-	cct__init(c, cap);
-	uint64_t x = seed;
-	for (int i = 0; i < paths; i++) {
-		uint64_t keys[8];
-		x = x * 6364136223846793005ull + 1442695040888963407ull;
-		int d = 1 + (int)((x >> 33) % 8);
-		for (int k = 0; k < d; k++)
-			keys[k] = 0x1000 + ((x >> (k * 4)) & 15) * 8;
-		uint32_t leaf = cct__insert_path(c, keys, d);
-		c->nodes[leaf].samples += 1;
-		c->nodes[leaf].period += 1000;
-	}
-}
 
 static void setup(void)
 {
@@ -108,7 +45,7 @@ static void setup(void)
 	hp_rt.initialized = 1;
 	hp_rt.rank = hp_rt.nranks = -1;
 	hp_rt.cfg.mode = HP_MODE_HYBRID;
-	hp_rt.source = &fake_source;
+	hp_rt.source = &standin_source;
 	snprintf(hp_rt.source_event, sizeof(hp_rt.source_event), "task-clock");
 	hp_rt.period = 1000000;
 	snprintf(hp_rt.source_unit, sizeof(hp_rt.source_unit), "ns");
@@ -121,34 +58,17 @@ static void setup(void)
 	T0.tid = (pid_t)syscall(SYS_gettid);
 	snprintf(T0.name, sizeof(T0.name), "main");
 	T0.samples = 300;
-	fill(&T0.sample, 4096, 300, 1);
-	fill(&T0.probe, 4096, 100, 2);
+	standin_fill(&T0.sample, 4096, 300, 1);
+	standin_fill(&T0.probe, 4096, 100, 2);
 	T1.tid = 999999;
 	T1.index = 1;
 	T1.exited = 1;
 	snprintf(T1.name, sizeof(T1.name), "worker");
-	fill(&T1.sample, 256, 20, 3);
+	standin_fill(&T1.sample, 256, 20, 3);
 	T1.next = &T0;
 	hp_rt.threads = &T1;
 	hp_rt.nthreads = 2;
-	tls_self = &T0;
-}
-
-static struct hp_prof *read_back(const char *path)
-{
-	struct hp_prof *p = NULL;
-	char err[512];
-	int rc = hp_prof_read(path, &p, err, sizeof(err));
-	CHECK(rc == 0, "read %s: %s", path, err);
-	return rc == 0 ? p : NULL;
-}
-
-static const struct hp_prof_thread *thread_by_tid(const struct hp_prof *p, int64_t tid)
-{
-	for (size_t i = 0; i < p->nthreads; i++)
-		if (hp_kv_i64(&p->threads[i].kv, "tid", 0) == tid)
-			return &p->threads[i];
-	return NULL;
+	standin_self = &T0;
 }
 
 /* ---- section writers ---------------------------------------------------------------- */
@@ -167,7 +87,7 @@ static int probe_writer(struct hp_writer *w, void *arg)
 	struct probe *p = arg;
 	p->calls++;
 	p->snapshot_seen = hp_writing_snapshot();
-	p->busy_seen = tls_self ? tls_self->busy : -1;
+	p->busy_seen = standin_self ? standin_self->busy : -1;
 	hp_writer_begin(w, p->type);
 	hp_writer_kv_u64(w, "calls", (uint64_t)p->calls);
 	return hp_writer_end(w);
@@ -209,7 +129,7 @@ static void test_sections(void)
 		P_plain.snapshot_seen = P_live.snapshot_seen = P_upgraded.snapshot_seen = -1;
 		int rc = c->snapshot ? hp_write_snapshot(path, NULL) : hp_write_profile(0, NULL);
 		CASE_CHECK(c, rc == 0, "write: %d", rc);
-		struct hp_prof *p = read_back(c->snapshot ? path : hp_profile_path());
+		struct hp_prof *p = standin_read(c->snapshot ? path : hp_profile_path());
 		if (!p)
 			continue;
 		CASE_CHECK(c, has_section(p, P_plain.type) == c->want_plain, "plain section");
@@ -228,7 +148,7 @@ static void test_sections(void)
 	/* registered twice (live, then plain again): still one section */
 	CHECK(hp_register_section_writer(probe_writer, &P_live) == 0, "again");
 	CHECK(hp_write_snapshot(path, NULL) == 0, "snapshot");
-	struct hp_prof *p = read_back(path);
+	struct hp_prof *p = standin_read(path);
 	if (p) {
 		int n = 0;
 		for (size_t i = 0; i < p->nsecs; i++)
@@ -243,7 +163,7 @@ static void test_profile_untouched(void)
 	setup();
 	char path[1400], tmpname[1500];
 	snprintf(path, sizeof(path), "%s/live/deeper/snap.hyp", dir); /* dirs do not exist */
-	int logs = log_lines, written = hp_rt.written;
+	int logs = standin_log_lines, written = hp_rt.written;
 	char before_path[4096];
 	snprintf(before_path, sizeof(before_path), "%s", hp_profile_path());
 	errno = 12345;
@@ -251,7 +171,7 @@ static void test_profile_untouched(void)
 	int rc = hp_write_snapshot(path, &bytes);
 	CHECK(rc == 0, "snapshot into new directories: %d", rc);
 	CHECK(errno == 12345, "errno kept: %d", errno);
-	CHECK(log_lines == logs, "nothing logged");
+	CHECK(standin_log_lines == logs, "nothing logged");
 	CHECK(hp_rt.written == written, "hp_rt.written untouched");
 	CHECK(!strcmp(hp_profile_path(), before_path), "hp_profile_path() untouched: %s",
 	      hp_profile_path());
@@ -260,12 +180,12 @@ static void test_profile_untouched(void)
 	      (unsigned long long)bytes, (long long)st.st_size);
 	snprintf(tmpname, sizeof(tmpname), "%s.tmp.%d", path, (int)getpid());
 	CHECK(stat(tmpname, &st) != 0, "no temporary file left");
-	struct hp_prof *p = read_back(path);
+	struct hp_prof *p = standin_read(path);
 	if (p) {
 		CHECK(p->flags == 0, "not partial: flags %u", p->flags);
 		CHECK(!strcmp(hp_kv_str(&p->meta, "program", ""), "snap"), "program");
 		CHECK(p->nthreads == 2, "two threads, not %zu", p->nthreads);
-		const struct hp_prof_thread *t0 = thread_by_tid(p, T0.tid);
+		const struct hp_prof_thread *t0 = standin_thread_by_tid(p, T0.tid);
 		CHECK(t0 && t0->nsample == T0.sample.n && t0->nprobe == T0.probe.n,
 		      "main thread's nodes: %u/%u of %u/%u", t0 ? t0->nsample : 0, t0 ? t0->nprobe : 0,
 		      T0.sample.n, T0.probe.n);
@@ -302,20 +222,10 @@ static void *inserter(void *arg)
 	T3.index = 3;
 	cct__init(&T3.sample, 1u << 16);
 	cct__init(&T3.probe, 1u << 16);
-	tls_self = &T3;
+	standin_self = &T3;
 	T3.next = hp_rt.threads;
 	__atomic_store_n(&hp_rt.threads, &T3, __ATOMIC_RELEASE);
-	uint64_t x = 777;
-	uint32_t cur = CCT_ROOT;
-	while (!stop) {
-		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		struct cct *c = (x >> 60) & 1 ? &T3.sample : &T3.probe;
-		uint32_t i = cct__child(c, cur < c->n ? cur : CCT_ROOT, x % 24);
-		cur = (i == CCT_NONE || (x >> 50) % 6 == 0) ? CCT_ROOT : i;
-		if (i != CCT_NONE)
-			c->nodes[i].samples++;
-		__atomic_add_fetch(&T3.samples, 1, __ATOMIC_RELAXED);
-	}
+	standin_insert_until(&T3, 777, &stop);
 	return NULL;
 }
 
@@ -336,10 +246,10 @@ static void test_concurrent(void)
 	for (int r = 0; r < rounds; r++) {
 		int rc = hp_write_snapshot(path, NULL);
 		CHECK(rc == 0, "round %d: snapshot %d", r, rc);
-		struct hp_prof *p = rc ? NULL : read_back(path);
+		struct hp_prof *p = rc ? NULL : standin_read(path);
 		if (!p)
 			continue;
-		const struct hp_prof_thread *pt = thread_by_tid(p, T3.tid);
+		const struct hp_prof_thread *pt = standin_thread_by_tid(p, T3.tid);
 		CHECK(pt != NULL, "round %d: the inserting thread is in the snapshot", r);
 		if (pt) {
 			const char *bad = tree_walk_check(pt->sample, pt->nsample);
@@ -361,7 +271,7 @@ static void test_concurrent(void)
 	CHECK(ok == rounds, "%d of %d snapshots during inserts read back walkable", ok, rounds);
 	printf("concurrent: %d snapshots, up to %u sample nodes of a growing tree\n", ok, last_n);
 	hp_rt.threads = &T1;
-	tls_self = &T0;
+	standin_self = &T0;
 }
 
 /* A final write from another thread while snapshots go on: the lock
@@ -388,9 +298,9 @@ static void test_two_writers(void)
 	void *ret;
 	pthread_join(th, &ret);
 	CHECK(bad == 0 && ret == NULL, "%d snapshots and the final writes failed (%p)", bad, ret);
-	struct hp_prof *p = read_back(path);
+	struct hp_prof *p = standin_read(path);
 	hp_prof_free(p);
-	p = read_back(hp_profile_path());
+	p = standin_read(hp_profile_path());
 	hp_prof_free(p);
 }
 
@@ -418,11 +328,11 @@ static void test_errors(void)
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const struct row *c = &rows[i];
-		int logs = log_lines;
+		int logs = standin_log_lines;
 		errno = 4242;
 		int rc = hp_write_snapshot(c->path, NULL);
 		CASE_CHECK(c, rc == c->want, "got %d, want %d", rc, c->want);
-		CASE_CHECK(c, log_lines == logs, "nothing logged");
+		CASE_CHECK(c, standin_log_lines == logs, "nothing logged");
 		CASE_CHECK(c, errno == 4242, "errno kept: %d", errno);
 		CASE_CHECK(c, T0.busy == 0, "busy restored");
 	}
@@ -482,12 +392,6 @@ static int bench(const char *where)
 	return 0;
 }
 
-static int rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb, (void)flag, (void)ftw;
-	return remove(p);
-}
-
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "bench"))
@@ -504,6 +408,6 @@ int main(int argc, char **argv)
 	test_concurrent();
 	test_two_writers();
 	test_errors();
-	nftw(dir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+	standin_rm_tree(dir);
 	return check_status("test_snapshot");
 }

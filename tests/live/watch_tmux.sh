@@ -8,25 +8,11 @@
 #      the program ends, showing it `ended`.
 #   B. an MPI job (`mpirun -np 2 hyprof run`): both ranks shown, each
 #      advancing, hot_kernel on top; the watch ends with the job.
-set -u
-: "${HYPROF_BIN:?}" "${HYPROF_TEST_BIN:?}" "${HYPROF_LIB:?}"
-HERE=$(cd "$(dirname "$0")" && pwd)
 command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux is not installed (scripts/install-deps.sh installs it)"; exit 77; }
-SPIN=$HYPROF_TEST_BIN/hp_live_spin
-[ -x "$SPIN" ] || { echo "SKIP: $SPIN is not built"; exit 77; }
-[ -r "$HYPROF_LIB/libhyprof.so" ] || { echo "SKIP: libhyprof.so is not built"; exit 77; }
-T=$(mktemp -d /tmp/hyprof-live-tmux.XXXXXX)
+NAME=watch_tmux
+. "$(dirname "$0")/common.sh"
 TM="tmux -L hyprof-live-test-$$ -f /dev/null"
-PIDS=""
-cleanup() {
-	$TM kill-server 2>/dev/null
-	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$T"
-}
-trap cleanup EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-ok() { echo "ok: $*"; }
+cleanup_more() { $TM kill-server 2>/dev/null; }
 
 # capture NAME: the pane's text into $T/NAME.txt and its parse into $T/NAME.json
 capture() {
@@ -165,8 +151,4 @@ else
 	wait "$M" || { fail "B: mpirun exit $?"; cat "$T/mpirun.out"; }
 fi
 
-if [ $failures -ne 0 ]; then
-	echo "live.watch_tmux: $failures failed"
-	exit 1
-fi
-echo "live.watch_tmux: all passed"
+finish

@@ -12,7 +12,8 @@
 #                     matrix and the call sites of the report
 #   scenarios FAM NP  the paper's scenarios: parallel compensation of a run
 #                     with injected probe overhead against the run without
-#   reorder           wildcard receives whose order compensation would change
+#   reorder           wildcard receives whose order compensation would change:
+#                     counted exactly as the approximated send times imply
 # Environment (set by ctest): HYPROF_BIN, HYPROF_LIB, HYPROF_TEST_BIN, HYPROF_SRC.
 set -u
 case_=$1
@@ -41,6 +42,30 @@ hp() {
   np=$1; dir=$2; out=$3; shift 3
   timeout 120 $MPIRUN -np "$np" "$H" run -q -o "$dir" "$@" > "$out" 2> "$out.err" ||
     { cat "$out.err"; fail "hyprof run of $*"; }
+  "$H" report --json "$dir" > "$dir.json" 2> "$dir.json.err" || { cat "$dir.json.err"; fail "hyprof report --json $dir"; }
+}
+# hp_seq NP DIR OUT [hyprof options --] PROG ARGS...: as hp, but the ranks'
+# profilers start one after the other: rank r execs `hyprof run` once rank
+# r-1's program has passed its start-up (mpi_scenarios creates
+# $HP_SCEN_SEQ.RANK at the top of main, after the profiler's constructor
+# calibrated the probes).  With an injected probe delay the calibration
+# runs the probes with it (calib/calib.c: 2 x 41 trials of 200 pairs, all
+# busy waiting).  Three ranks calibrating at once on two cores take CPU
+# time from each other's trials, the median pair cost comes out above the
+# injected delay and every probe then accounts more overhead than it
+# caused (seen with 200 us delays: 181 ms beyond 300 ms injected on rank
+# 0, a pair cost of 1.6x the delay).  One rank at a time, a calibration
+# measures the delay the program will meet: the ranks sleep through most
+# of their work (mpi_scenarios unit()), so they hardly compete in the run.
+hp_seq() {
+  np=$1; dir=$2; out=$3; shift 3
+  export HP_SCEN_SEQ="$dir.started"
+  timeout 180 $MPIRUN -np "$np" sh -c '
+    r=${OMPI_COMM_WORLD_RANK:-0}; n=0
+    while [ "$r" -gt 0 ] && [ ! -e "$HP_SCEN_SEQ.$((r - 1))" ] && [ $n -lt 1200 ]; do sleep 0.05; n=$((n + 1)); done
+    exec "$@"' sh "$H" run -q -o "$dir" "$@" > "$out" 2> "$out.err" ||
+    { cat "$out.err"; fail "hyprof run of $*"; }
+  unset HP_SCEN_SEQ
   "$H" report --json "$dir" > "$dir.json" 2> "$dir.json.err" || { cat "$dir.json.err"; fail "hyprof report --json $dir"; }
 }
 same() {
@@ -127,10 +152,11 @@ EOF
   done ;;
 scenarios)
   fam=$1; np=$2
-  D=${HP_MPI_TEST_DELAY_US:-200}
+  # 5 us per probe pair: short calibration trials (mpi_scenarios tick())
+  D=${HP_MPI_TEST_DELAY_US:-5}
   # hybrid mode: count probes whose cost is the injected delay, exactly
-  hp "$np" "$T/truth" "$T/truth.out" --mode hybrid --compensate parallel -- "$B/mpi_scenarios" "$fam" "$D"
-  HYPROF_TEST_PROBE_DELAY_NS=$((D * 1000)) hp "$np" "$T/inj" "$T/inj.out" --mode hybrid --compensate parallel -- \
+  hp_seq "$np" "$T/truth" "$T/truth.out" --mode hybrid --compensate parallel -- "$B/mpi_scenarios" "$fam" "$D"
+  HYPROF_TEST_PROBE_DELAY_NS=$((D * 1000)) hp_seq "$np" "$T/inj" "$T/inj.out" --mode hybrid --compensate parallel -- \
     "$B/mpi_scenarios" "$fam" "$D"
   grep -q "cases done" "$T/inj.out" || fail "mpi_scenarios did not finish"
   sed -n 's/^injected //p' "$T/inj.out" > "$T/expect"
@@ -138,16 +164,32 @@ scenarios)
   rc=$?
   [ $rc = 0 ] || exit $rc ;;
 reorder)
-  D=200
-  hp 3 "$T/truth" "$T/truth.out" --mode hybrid --compensate parallel -- "$B/mpi_scenarios" three "$D" 6
+  # mpi_scenarios' wildcard family: P2's message leaves 190 ms before P0's
+  # when measured (510 vs 700 ms), P0's 400 ms before P2's without the
+  # injected overhead (100 vs 500 ms).  The wildcard receives on P1 must
+  # count exactly the reorderings that the approximated send times imply:
+  # none in the run without injection, one in the designed case.  What the
+  # machine does to the ranks (a rank descheduled for tens of ms, a
+  # calibration disturbed by the load) moves the send times, measured and
+  # approximated alike, so each run is judged against its own send times
+  # and accounted overheads (check_mpi.py wildcard), not against the
+  # design: a run where the load put P0 400 ms behind implies no
+  # reordering, and then one must not be counted.
+  D=5
+  hp 3 "$T/truth" "$T/truth.out" --mode hybrid --compensate parallel -- "$B/mpi_scenarios" wildcard "$D"
   HYPROF_TEST_PROBE_DELAY_NS=$((D * 1000)) hp 3 "$T/inj" "$T/inj.out" --mode hybrid --compensate parallel -- \
-    "$B/mpi_scenarios" three "$D" 6
-  # the measured order must be P2's message first: a busy machine can delay
-  # P2 past P0 by itself, and then there is nothing to detect
-  order=$(sed -n 's/^wildcard 1 //p' "$T/inj.out")
-  [ "$order" = "2 0" ] || skip "the wildcard receives matched '$order' in the measured run, not '2 0' (P2 delayed by the load on this machine)"
-  $CHK reordered "$T/truth.json" 1 0 || exit 1
-  $CHK reordered "$T/inj.json" 1 1 || exit 1 ;;
+    "$B/mpi_scenarios" wildcard "$D"
+  $CHK wildcard "$T/truth.json" "$T/truth.out" 1; rt=$?
+  $CHK wildcard "$T/inj.json" "$T/inj.out" 1 > "$T/inj.chk"; ri=$?
+  cat "$T/inj.chk"
+  for rc in $rt $ri; do
+    case $rc in 0|77) ;; *) exit 1 ;; esac
+  done
+  [ $rt = 0 ] && [ $ri = 0 ] || skip "a reordering could not be decided (two approximated send times within 5 ms)"
+  # the detection was exercised only if the injected run implies a
+  # reordering: it does unless the load put P0 more than 400 ms behind
+  n=$(sed -n 's/.*; \([0-9]*\) reordered expected.*/\1/p' "$T/inj.chk")
+  [ "${n:-0}" -ge 1 ] || skip "nothing to detect: the load on this machine delayed P0 past P2 in the approximated execution too (send times above)" ;;
 pi)
   # The paper's Table 1: master and worker times uninstrumented, measured,
   # locally and parallel compensated (worker: the fastest, as in the paper).

@@ -80,6 +80,14 @@ static void t_modes(void)
 		for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 			int n = sizes[k];
 			MPI_Request pre = MPI_REQUEST_NULL;
+			/* The receive buffer is filled before any receive into it is
+			 * posted: writing it while the ready-mode receive is pending
+			 * (MPI 3.1 section 3.7.2 forbids it) raced with the message,
+			 * whose first eager fragment could land before the fill and be
+			 * overwritten (a sum differing from run to run, with and
+			 * without hyprof). */
+			if (rank == 1)
+				memset(buf, 0x5a, (size_t)n + 64);
 			if (rank == 1 && mode == 3) /* ready mode: the receive is posted first */
 				check(MPI_Irecv(buf, n + 64, MPI_CHAR, 0, 100 + mode, MPI_COMM_WORLD, &pre), "Irecv");
 			MPI_Barrier(MPI_COMM_WORLD);
@@ -93,7 +101,6 @@ static void t_modes(void)
 				check(rc, "send mode");
 			} else if (rank == 1) {
 				MPI_Status st;
-				memset(buf, 0x5a, (size_t)n + 64);
 				if (mode == 3)
 					check(MPI_Wait(&pre, &st), "Wait");
 				else
@@ -716,6 +723,246 @@ static void t_comms(void)
 	MPI_Comm_free(&half);
 }
 
+/* A message longer than the receive: MPI_ERR_TRUNCATE (errors return on
+ * MPI_COMM_WORLD), the buffer holds the first `count` elements and nothing
+ * past them, the status counts the whole message (Open MPI), for each way
+ * of completing.  Then a receive that MPI_Request_get_status reports
+ * complete: its data must be in the buffer before the Wait, and the Wait
+ * must not write it again. */
+static void t_truncate(void)
+{
+	if (rank > 1)
+		return;
+	static int a[600];
+	for (int i = 0; i < 600; i++)
+		a[i] = 200 + i;
+	if (rank == 0) {
+		/* small (packed copy by default) and large (struct) messages */
+		static const int n[] = {10, 600};
+		for (int k = 0; k < 2; k++)
+			for (int t = 0; t < 4; t++)
+				check(MPI_Send(a, n[k], MPI_INT, 1, 110 + t, MPI_COMM_WORLD), "Send");
+		check(MPI_Send(a, 3, MPI_INT, 1, 114, MPI_COMM_WORLD), "Send");
+		int v[2] = {7, 8};
+		check(MPI_Send(v, 2, MPI_INT, 1, 115, MPI_COMM_WORLD), "Send");
+		return;
+	}
+	for (int k = 0; k < 2; k++) {
+		static int b[640];
+		int cap = k ? 500 : 4, cnt, rc;
+		MPI_Status st, sts[2];
+		MPI_Request r, rr[2];
+		/* blocking */
+		memset(b, 0x11, sizeof(b));
+		rc = MPI_Recv(b, cap, MPI_INT, 0, 110, MPI_COMM_WORLD, &st);
+		MPI_Get_count(&st, MPI_INT, &cnt);
+		say("truncate %d recv: rc truncate %d count %d last %d past %d", k, rc == MPI_ERR_TRUNCATE, cnt,
+		    b[cap - 1], b[cap] == 0x11111111);
+		/* Wait */
+		memset(b, 0x11, sizeof(b));
+		check(MPI_Irecv(b, cap, MPI_INT, 0, 111, MPI_COMM_WORLD, &r), "Irecv");
+		rc = MPI_Wait(&r, &st);
+		MPI_Get_count(&st, MPI_INT, &cnt);
+		say("truncate %d wait: rc truncate %d count %d last %d past %d null %d", k, rc == MPI_ERR_TRUNCATE,
+		    cnt, b[cap - 1], b[cap] == 0x11111111, r == MPI_REQUEST_NULL);
+		/* Test */
+		memset(b, 0x11, sizeof(b));
+		check(MPI_Irecv(b, cap, MPI_INT, 0, 112, MPI_COMM_WORLD, &r), "Irecv");
+		int flag = 0;
+		rc = MPI_SUCCESS;
+		while (!flag && rc == MPI_SUCCESS)
+			rc = MPI_Test(&r, &flag, &st);
+		MPI_Get_count(&st, MPI_INT, &cnt);
+		say("truncate %d test: rc truncate %d count %d last %d past %d", k, rc == MPI_ERR_TRUNCATE, cnt,
+		    b[cap - 1], b[cap] == 0x11111111);
+		/* Waitall: the truncated one and a good one, error in status */
+		memset(b, 0x11, sizeof(b));
+		check(MPI_Irecv(b, cap, MPI_INT, 0, 113, MPI_COMM_WORLD, &rr[0]), "Irecv");
+		if (k) {
+			check(MPI_Irecv(b + 600, 4, MPI_INT, 0, 114, MPI_COMM_WORLD, &rr[1]), "Irecv");
+		} else {
+			rr[1] = MPI_REQUEST_NULL;
+		}
+		rc = MPI_Waitall(2, rr, sts);
+		int c2 = -1;
+		MPI_Get_count(&sts[0], MPI_INT, &cnt);
+		/* the good one may be left pending (MPI_ERR_PENDING): Open MPI
+		 * stops at the error; complete it */
+		if (k && rr[1] != MPI_REQUEST_NULL)
+			check(MPI_Wait(&rr[1], &sts[1]), "Wait pending");
+		if (k)
+			MPI_Get_count(&sts[1], MPI_INT, &c2);
+		say("truncate %d waitall: rc in status %d error truncate %d count %d %d last %d past %d second %d", k,
+		    rc == MPI_ERR_IN_STATUS, sts[0].MPI_ERROR == MPI_ERR_TRUNCATE, cnt, c2, b[cap - 1],
+		    b[cap] == 0x11111111, b[602]);
+	}
+	int v[4] = {0, 0, 0, 0}, flag = 0;
+	MPI_Request r;
+	MPI_Status st;
+	check(MPI_Irecv(v, 4, MPI_INT, 0, 115, MPI_COMM_WORLD, &r), "Irecv");
+	while (!flag)
+		check(MPI_Request_get_status(r, &flag, MPI_STATUS_IGNORE), "Request_get_status");
+	say("get_status complete: data %d %d", v[0], v[1]);
+	v[0] = 55;
+	check(MPI_Wait(&r, &st), "Wait");
+	status_line("get_status complete then wait", &st, MPI_INT);
+	say("get_status complete then wait: data %d %d (the program's own write kept)", v[0], v[1]);
+}
+
+/* What third-party codes do, in one place: a halo exchange with derived
+ * vector types on a split communicator, MPI_ANY_SOURCE receives into larger
+ * buffers read back with MPI_Get_count, Issend completed by Testsome,
+ * Bsend into a buffer attached to the byte, Sendrecv_replace around a ring,
+ * collectives on the sub-communicators. */
+static void t_apps(void)
+{
+	MPI_Comm row;
+	check(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &row), "Comm_split");
+	int rr, rs;
+	MPI_Comm_rank(row, &rr);
+	MPI_Comm_size(row, &rs);
+	/* a 6x5 grid of doubles: send column 1 and row 1, strided */
+	double g[6][5];
+	for (int i = 0; i < 6; i++)
+		for (int j = 0; j < 5; j++)
+			g[i][j] = rank * 100 + i * 10 + j;
+	MPI_Datatype col;
+	check(MPI_Type_vector(6, 1, 5, MPI_DOUBLE, &col), "vector");
+	MPI_Type_commit(&col);
+	int up = (rank + 1) % size, down = (rank + size - 1) % size;
+	double h[6][5];
+	memset(h, 0, sizeof(h));
+	MPI_Request q[4];
+	MPI_Status qs[4];
+	check(MPI_Irecv(&h[0][4], 1, col, down, 120, MPI_COMM_WORLD, &q[0]), "Irecv col");
+	check(MPI_Irecv(h[5], 5, MPI_DOUBLE, down, 121, MPI_COMM_WORLD, &q[1]), "Irecv row");
+	check(MPI_Isend(&g[0][1], 1, col, up, 120, MPI_COMM_WORLD, &q[2]), "Isend col");
+	check(MPI_Isend(g[1], 5, MPI_DOUBLE, up, 121, MPI_COMM_WORLD, &q[3]), "Isend row");
+	check(MPI_Waitall(4, q, qs), "Waitall halo");
+	int cnt;
+	MPI_Get_count(&qs[0], col, &cnt);
+	say("halo: column count %d: %.0f %.0f %.0f, row %.0f %.0f", cnt, h[0][4], h[3][4], h[5][4], h[5][0], h[5][4]);
+	/* wildcard receives of different lengths into larger buffers */
+	if (rank == 0) {
+		int got[64];
+		for (int i = 1; i < size; i++) {
+			int buf[4096];
+			MPI_Status st;
+			check(MPI_Recv(buf, 4096, MPI_INT, MPI_ANY_SOURCE, 122, MPI_COMM_WORLD, &st), "Recv any");
+			MPI_Get_count(&st, MPI_INT, &cnt);
+			int ok = 1;
+			for (int k = 0; k < cnt; k++)
+				ok &= buf[k] == st.MPI_SOURCE * 7 + k;
+			got[st.MPI_SOURCE] = cnt * 2 + ok;
+		}
+		for (int i = 1; i < size; i++)
+			say("any_source: from %d count %d data ok %d", i, got[i] / 2, got[i] & 1);
+	} else {
+		int n = rank == 1 ? 3 : 1500, *buf = malloc(sizeof(int) * (size_t)n);
+		for (int k = 0; k < n; k++)
+			buf[k] = rank * 7 + k;
+		check(MPI_Send(buf, n, MPI_INT, 0, 122, MPI_COMM_WORLD), "Send any");
+		free(buf);
+	}
+	/* Issend completed by Testsome; the receiver takes them with Irecv
+	 * from MPI_ANY_SOURCE and Waitany */
+	enum { M = 6 };
+	if (rank == 1) {
+		static int out[M][700];
+		MPI_Request s[M];
+		for (int i = 0; i < M; i++) {
+			int n = i & 1 ? 700 : 2 + i;
+			for (int k = 0; k < n; k++)
+				out[i][k] = i * 1000 + k;
+			check(MPI_Issend(out[i], n, MPI_INT, 0, 123, MPI_COMM_WORLD, &s[i]), "Issend");
+		}
+		int done = 0, polls = 0;
+		while (done < M) {
+			int outc, idx[M];
+			MPI_Status sts[M];
+			check(MPI_Testsome(M, s, &outc, idx, sts), "Testsome");
+			done += outc == MPI_UNDEFINED ? 0 : outc;
+			polls++;
+		}
+		say("issend testsome: %d completed", done);
+	} else if (rank == 0) {
+		static int in[M][800];
+		MPI_Request r[M];
+		for (int i = 0; i < M; i++)
+			check(MPI_Irecv(in[i], 800, MPI_INT, MPI_ANY_SOURCE, 123, MPI_COMM_WORLD, &r[i]), "Irecv");
+		long sum = 0;
+		int lens = 0;
+		for (int k = 0; k < M; k++) {
+			int idx;
+			MPI_Status st;
+			check(MPI_Waitany(M, r, &idx, &st), "Waitany");
+			MPI_Get_count(&st, MPI_INT, &cnt);
+			lens += cnt;
+			for (int j = 0; j < cnt; j++)
+				sum += in[idx][j];
+		}
+		say("issend waitany: %d ints, sum %ld", lens, sum);
+	}
+	/* Bsend: a buffer attached for exactly these messages */
+	if (rank < 2) {
+		int bs = 0, one = 0;
+		for (int i = 0; i < 5; i++) {
+			MPI_Pack_size(10 * i + 1, MPI_INT, MPI_COMM_WORLD, &one);
+			bs += one + MPI_BSEND_OVERHEAD;
+		}
+		char *bb = malloc((size_t)bs);
+		check(MPI_Buffer_attach(bb, bs), "Buffer_attach");
+		int msg[41];
+		for (int i = 0; i < 41; i++)
+			msg[i] = rank * 50 + i;
+		for (int i = 0; i < 5; i++)
+			check(MPI_Bsend(msg, 10 * i + 1, MPI_INT, 1 - rank, 124 + i, MPI_COMM_WORLD), "Bsend");
+		int tot = 0;
+		for (int i = 4; i >= 0; i--) {
+			int in[64];
+			MPI_Status st;
+			check(MPI_Recv(in, 64, MPI_INT, 1 - rank, 124 + i, MPI_COMM_WORLD, &st), "Recv bsend");
+			MPI_Get_count(&st, MPI_INT, &cnt);
+			tot += cnt + in[cnt - 1];
+		}
+		void *det;
+		int dsz;
+		check(MPI_Buffer_detach(&det, &dsz), "Buffer_detach");
+		say("bsend to the byte: %d, detached the user's %d size %d", tot, det == bb, dsz == bs);
+		free(bb);
+	}
+	/* Sendrecv_replace around the row communicator, strided */
+	double ring[6][5];
+	memcpy(ring, g, sizeof(ring));
+	MPI_Status st;
+	check(MPI_Sendrecv_replace(&ring[0][2], 1, col, (rr + 1) % rs, 125, (rr + rs - 1) % rs, 125, row, &st),
+	      "Sendrecv_replace row");
+	MPI_Get_count(&st, col, &cnt);
+	say("row ring: from %d count %d %.0f %.0f untouched %.0f", st.MPI_SOURCE, cnt, ring[0][2], ring[5][2],
+	    ring[5][3]);
+	/* collectives on the sub-communicator */
+	double sum[5], mx;
+	check(MPI_Allreduce(g[2], sum, 5, MPI_DOUBLE, MPI_SUM, row), "Allreduce row");
+	check(MPI_Reduce(&g[0][0], &mx, 1, MPI_DOUBLE, MPI_MAX, rs - 1, row), "Reduce row");
+	int b3[3] = {rr, rr, rr};
+	check(MPI_Bcast(b3, 3, MPI_INT, rs - 1, row), "Bcast row");
+	int *ag = calloc((size_t)rs, sizeof(int)), *a2 = calloc((size_t)rs, sizeof(int)),
+	    *a3 = calloc((size_t)rs, sizeof(int));
+	check(MPI_Allgather(&rank, 1, MPI_INT, ag, 1, MPI_INT, row), "Allgather row");
+	for (int i = 0; i < rs; i++)
+		a2[i] = rank * 10 + i;
+	check(MPI_Alltoall(a2, 1, MPI_INT, a3, 1, MPI_INT, row), "Alltoall row");
+	say("row %d of %d: sum %.0f %.0f bcast %d allgather %d %d alltoall %d", rr, rs, sum[0], sum[4], b3[0], ag[0],
+	    ag[rs - 1], a3[rs - 1]);
+	if (rr == rs - 1)
+		say("row reduce: %.0f", mx);
+	free(ag);
+	free(a2);
+	free(a3);
+	MPI_Type_free(&col);
+	MPI_Comm_free(&row);
+}
+
 static void t_large(void)
 {
 	/* rendezvous sizes, non-blocking synchronous send polled with Test */
@@ -767,6 +1014,8 @@ int main(int argc, char **argv)
 	t_request_free();
 	t_collectives();
 	t_comms();
+	t_truncate();
+	t_apps();
 	t_large();
 	MPI_Barrier(MPI_COMM_WORLD);
 	/* everyone's lines, in rank order */

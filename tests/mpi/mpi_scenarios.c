@@ -3,12 +3,13 @@
  * Malony, Shende, Morris, Wolf 2007, section 3: one send, two sends,
  * handshake (2 processes), pipeline and two receives (3 processes), and one
  * collective of each kind.  Each process runs a script of steps:
- *   W(work_ms, overhead_ms)  work for work_ms, in calls to the instrumented
- *                            function unit() sized so that an injected probe
- *                            delay of DELAY_US per call adds overhead_ms
+ *   W(work_ms, overhead_ms)  work for work_ms, in 2 ms slices, among which
+ *                            overhead_ms / DELAY_US calls to the instrumented
+ *                            empty function tick(): an injected probe delay
+ *                            of DELAY_US per call adds overhead_ms
  *   S(p) / R(p) / RA          send to p / receive from p / from any source
  *   coll                      a collective
- * Work is timed by the clock (a unit spins until its deadline), so the
+ * Work is timed by the clock (a slice spins until its deadline), so the
  * program takes the same time whatever else runs on the machine, and a run
  * without the injected delay is the truth for a run with it
  * (tests/mpi/e2e.sh scenarios).  The cases of a family run one after the
@@ -16,7 +17,7 @@
  * (tests/mpi/test_comp.c has the same cases in a simulator).
  *
  * Usage: mpirun -np N mpi_scenarios FAMILY DELAY_US [CASE]
- *   FAMILY p2p (2 ranks), three (3 ranks), coll (2 or 3 ranks)
+ *   FAMILY p2p (2 ranks), three (3 ranks), wildcard (3 ranks), coll (2 or 3 ranks)
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -37,10 +38,23 @@ static inline NOI unsigned long long tsc(void)
 	return ((unsigned long long)hi << 32) | lo;
 }
 
-/* The instrumented function: one probe pair per call.  It sleeps most of
- * its duration and spins the last 200 us to its deadline, so ranks sharing
- * a CPU do not steal each other's time and the duration is exact. */
-__attribute__((noinline)) void unit(unsigned long long cycles)
+/* The instrumented function: one probe pair per call, nothing else.  The
+ * injected overhead is many short probe delays (e2e.sh uses 5 us), not a
+ * few long ones: the profiler's start-up calibration times trials of 200
+ * probe pairs with the delay inside, and a trial must be short beside a
+ * scheduler time slice for the median trial to be one the machine did not
+ * interrupt (at 200 us per pair a trial took 40 ms, every trial lost CPU
+ * time to the other ranks and programs, and every pair accounted 1.5x to
+ * 10x the injected delay). */
+__attribute__((noinline)) void tick(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+/* Work without probes: sleep most of the time and spin the last 200 us to
+ * the deadline, so ranks sharing a CPU do not steal each other's time and
+ * the duration is exact. */
+static NOI void unit(unsigned long long cycles)
 {
 	unsigned long long end = tsc() + cycles, spin = (unsigned long long)(200 * tsc_per_us);
 	if (cycles > spin) {
@@ -57,17 +71,27 @@ __attribute__((noinline)) void unit(unsigned long long cycles)
  * allows it (e2e.sh scenarios). */
 static double noise_ms, injected_us, injected_ms;
 static int wild[8], nwild; /* sources matched by the wildcard receives, in order */
+/* When each send began (TSC, one clock for the ranks of this node), for the
+ * wildcard test: its approximated send times are these minus the senders'
+ * accounted overhead (e2e.sh reorder). */
+static unsigned long long sends[8], ref_tsc;
+static int nsends;
 
-/* work_ms of work in calls whose injected overhead adds up to overhead_ms. */
+/* work_ms of work with calls to tick() whose injected overhead adds up to
+ * overhead_ms, spread over 2 ms slices of work. */
 static NOI void work(double work_ms, double overhead_ms)
 {
 	long calls = (long)(overhead_ms * 1000.0 / delay_us + 0.5);
 	if (calls < 1)
 		calls = 1;
-	unsigned long long per = (unsigned long long)(work_ms * 1000.0 * tsc_per_us / (double)calls);
+	long slices = work_ms >= 4 ? (long)(work_ms / 2) : 1;
+	unsigned long long per = (unsigned long long)(work_ms * 1000.0 * tsc_per_us / (double)slices);
 	unsigned long long t0 = tsc();
-	for (long i = 0; i < calls; i++)
+	for (long i = 0; i < slices; i++) {
+		for (long k = calls * i / slices; k < calls * (i + 1) / slices; k++)
+			tick();
 		unit(per);
+	}
 	double took = (double)(tsc() - t0) / tsc_per_us / 1000.0;
 	double expect = work_ms + (double)calls * injected_us / 1000.0;
 	injected_ms += (double)calls * injected_us / 1000.0;
@@ -121,6 +145,16 @@ static const struct scase three[] = {
 	{NULL, 0, {{{END, 0, 0}}}},
 };
 
+/* The wildcard case alone with wide margins, for e2e.sh reorder: P2's
+ * message leaves 190 ms before P0's when measured (510 vs 700 ms), P0's
+ * 400 ms before P2's without the overhead (100 vs 500 ms), so time the
+ * machine takes from a rank rarely undoes either order. */
+static const struct scase wildcard[] = {
+	{"wildcard receives, reordered, wide margins", 3,
+	 {{WK(100, 600), SND(1)}, {WK(20, 5), {RA, 0, 0}, WK(2, 1), {RA, 0, 0}}, {WK(500, 10), SND(1)}}},
+	{NULL, 0, {{{END, 0, 0}}}},
+};
+
 #define CL(k, root) {k, (root), 0}
 static const struct scase coll[] = {
 	{"barrier", 3, {{WK(100, 50), CL(BAR, 0)}, {WK(60, 5), CL(BAR, 0)}, {WK(80, 10), CL(BAR, 0)}}},
@@ -157,6 +191,8 @@ static NOI void run_case(const struct scase *c)
 			work(s->a, s->b);
 			break;
 		case S:
+			if (nsends < 8)
+				sends[nsends++] = tsc();
 			MPI_Send(in, 2, MPI_INT, peer, 1, MPI_COMM_WORLD);
 			break;
 		case R:
@@ -205,8 +241,29 @@ static NOI void run_case(const struct scase *c)
 	}
 }
 
+/* HP_SCEN_SEQ=PREFIX: create PREFIX.RANK (rank from the launcher's
+ * environment) as soon as main runs, that is once the profiler's start-up
+ * calibration (in its constructor, before main) is over.  e2e.sh starts
+ * each rank's profiler only when the previous rank's file exists, so the
+ * ranks never calibrate at the same time (see e2e.sh scenarios). */
+static NOI void announce_started(void)
+{
+	const char *seq = getenv("HP_SCEN_SEQ");
+	const char *r = getenv("OMPI_COMM_WORLD_RANK");
+	if (!r)
+		r = getenv("PMI_RANK");
+	if (!seq || !*seq || !r)
+		return;
+	char path[4096];
+	snprintf(path, sizeof(path), "%s.%s", seq, r);
+	FILE *f = fopen(path, "w");
+	if (f)
+		fclose(f);
+}
+
 int NOI main(int argc, char **argv)
 {
+	announce_started();
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -215,7 +272,10 @@ int NOI main(int argc, char **argv)
 		delay_us = atof(argv[2]);
 	const char *inj = getenv("HYPROF_TEST_PROBE_DELAY_NS");
 	injected_us = inj ? atof(inj) / 1000.0 : 0;
-	const struct scase *cases = !strcmp(fam, "three") ? three : !strcmp(fam, "coll") ? coll : p2p;
+	const struct scase *cases = !strcmp(fam, "three")      ? three
+				    : !strcmp(fam, "wildcard") ? wildcard
+				    : !strcmp(fam, "coll")     ? coll
+							       : p2p;
 	int need = cases == coll ? 2 : cases[0].np;
 	if (size < need || (cases != coll && size != need)) {
 		if (!rank)
@@ -233,6 +293,8 @@ int NOI main(int argc, char **argv)
 	tsc_per_us = (double)(tsc() - c0) /
 		     ((double)((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec)) / 1000.0);
 	MPI_Bcast(&tsc_per_us, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD); /* one clock for all */
+	ref_tsc = tsc();
+	MPI_Bcast(&ref_tsc, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD); /* and one origin */
 	int only = argc > 3 ? atoi(argv[3]) : -1; /* one case, for debugging */
 	int n = 0;
 	for (; cases[n].name; n++) {
@@ -248,10 +310,20 @@ int NOI main(int argc, char **argv)
 	for (int i = nwild; i < 8; i++)
 		wild[i] = -1;
 	MPI_Gather(wild, 8, MPI_INT, wall, 8, MPI_INT, 0, MPI_COMM_WORLD);
+	double sent[8], sall[8 * 64];
+	for (int i = 0; i < 8; i++)
+		sent[i] = i < nsends ? (double)(long long)(sends[i] - ref_tsc) / tsc_per_us / 1000.0 : -1e300;
+	MPI_Gather(sent, 8, MPI_DOUBLE, sall, 8, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 	if (!rank) {
 		printf("%s: %d cases done\n", fam, n);
 		for (int r = 0; r < size && r < 64; r++) {
 			printf("noise %d %.3f\ninjected %d %.3f\n", r, all[2 * r], r, all[2 * r + 1]);
+			if (sall[8 * r] > -1e299) {
+				printf("sent %d", r);
+				for (int i = 0; i < 8 && sall[8 * r + i] > -1e299; i++)
+					printf(" %.3f", sall[8 * r + i]);
+				printf("\n");
+			}
 			if (wall[8 * r] >= 0) {
 				printf("wildcard %d", r);
 				for (int i = 0; i < 8 && wall[8 * r + i] >= 0; i++)

@@ -79,11 +79,11 @@ check(a and near(a["self"], 0.5) and a["calls"] == 1500 and near(a["self_pct"], 
       f"synth_a {a}")
 check(a and a["module"] == "hp_synth" and a["file"].endswith("synth.c") and a["line"] > 0, f"synth_a location {a}")
 check(fn(h, "synth_c")["calls"] == 7 and fn(h, "synth_c")["self"] == 0, "probe-only synth_c in functions")
-# tree: root percentages and sums (overlay regions excluded from sums)
+# tree: root percentages and sums (regions that could not be placed, "overlay", excluded from sums)
 root = h["tree"]
 check(near(root["total_pct"], 100.0) and near(root["total"], 0.715), f"root {root['total']} {root['total_pct']}")
 def sums(node, depth):
-    kids = [c for c in node["children"] if "region" not in c.get("flags", [])]
+    kids = [c for c in node["children"] if "overlay" not in c.get("flags", [])]
     s = node["self"] + sum(c["total"] for c in kids)
     check(near(s, node["total"], 1e-9), f"tree sum at {node['name']}: {s} != {node['total']}")
     check(node["self"] <= node["total"] + 1e-12 and node["self"] >= 0, f"self > total at {node['name']}")
@@ -96,7 +96,8 @@ sc = child(sm, "synth_c")
 check(sc and "probe-only" in sc.get("flags", []) and sc["calls"] == 7, f"probe-only node {sc}")
 st = child(root, "synth_thread")
 rg = child(st, "solver_loop")
-check(rg and "region" in rg.get("flags", []) and rg["calls"] == 4 and near(rg["total"], 0.02), f"region {rg}")
+check(rg and "region" in rg.get("flags", []) and "overlay" in rg.get("flags", []) and rg["calls"] == 4 and
+      near(rg["total"], 0.02), f"region {rg}")
 # per thread and per rank
 pt = h.get("per_thread", [])
 check(len(pt) == 2 and near(sum(t["total"] for t in pt), 0.715), f"per_thread {[t.get('total') for t in pt]}")

@@ -7,15 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static volatile unsigned long sink;
-
-__attribute__((noinline)) static void unit(unsigned long n)
-{
-	unsigned long x = sink;
-	for (unsigned long i = 0; i < n; i++)
-		x = x * 6364136223846793005ul + 1442695040888963407ul;
-	sink = x;
-}
+#include "spin.h"
 
 __attribute__((noinline)) void heavy(unsigned long n)
 {

@@ -9,8 +9,8 @@
  *   hp_synth check                write every scenario to a temporary
  *                                 directory and check the model's facts
  *
- * Scenarios: hybrid, measured, sampled, mpi, corrupt, truncated, empty,
- * tmponly.  Time: 1 sample = 1 ms (unit ns, period 1000000); TSC 1 GHz.
+ * Scenarios: hybrid, measured, sampled, mpi, mpimerged, mpifold (hyprof's
+ * MPI wrapper frames), corrupt, truncated, empty, tmponly.  Time: 1 sample = 1 ms (unit ns, period 1000000); TSC 1 GHz.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -44,10 +44,24 @@ __attribute__((noinline, used)) int synth_b(int n) { BODY; }
 __attribute__((noinline, used)) int synth_rec(int n) { BODY; }
 __attribute__((noinline, used)) int synth_c(int n) { BODY; }
 __attribute__((noinline, used)) int synth_thread(int n) { BODY; }
+/* The MPI wrapper layers and the library (scenario mpifold): the hyprof ones
+ * are addressed through a second mapping of this program named
+ * libhyprof_mpi.so, so the symbolizer marks them as hyprof's code. */
+__attribute__((noinline, used)) int MPI_Sendrecv(int n) { BODY; }
+__attribute__((noinline, used)) int hp_w_sendrecv(int n) { BODY; }
+__attribute__((noinline, used)) int PMPI_Sendrecv(int n) { BODY; }
+__attribute__((noinline, used)) int hp_w_finalize(int n) { BODY; }
+__attribute__((noinline, used)) int hp_merge_at_finalize(int n) { BODY; }
+__attribute__((noinline, used)) int PMPI_Comm_dup(int n) { BODY; }
+__attribute__((noinline, used)) int PMPI_Finalize(int n) { BODY; }
 
 static uint64_t F(int (*f)(int)) { return (uint64_t)(uintptr_t)f; }
 #define LEAF(f) (F(f) + 4)
 #define RET(f) (F(f) + 8)
+/* the second mapping (libhyprof_mpi.so) lies this far above the first */
+#define WRAP_DELTA 0x100000000000ull
+#define WLEAF(f) (LEAF(f) + WRAP_DELTA)
+#define WRET(f) (RET(f) + WRAP_DELTA)
 
 /* ---- module table of this program ------------------------------------------ */
 struct modinfo {
@@ -89,6 +103,9 @@ static struct modinfo self_mod(void)
 
 /* ---- writing ----------------------------------------------------------------- */
 static struct hp_writer W;
+/* when set, the module table also maps this program at +WRAP_DELTA under
+ * this path (a symlink named libhyprof_mpi.so) */
+static const char *wrap_lib;
 
 #define DIE(...)                                                                                   \
 	do {                                                                                       \
@@ -163,7 +180,7 @@ static void write_profile(const char *path, const char *mode, int rank, struct t
 	hp_writer_kv_str(&W, "source_why", "perf-hw: no hardware PMU; papi: PAPI_TOT_CYC not available");
 	hp_writer_kv_i64(&W, "pid", 4000 + rank);
 	hp_writer_kv_i64(&W, "rank", rank);
-	hp_writer_kv_i64(&W, "nranks", rank >= 0 ? 2 : -1);
+	hp_writer_kv_i64(&W, "nranks", (file_flags & HP_FILE_MERGED) ? 2 : rank >= 0 ? 2 : -1);
 	hp_writer_kv_u64(&W, "start_ns", 1000000000ull);
 	hp_writer_kv_u64(&W, "end_ns", rank == 1 ? 3500000000ull : 3000000000ull);
 	hp_writer_kv_u64(&W, "duration_ns", rank == 1 ? 2500000000ull : 2000000000ull);
@@ -177,10 +194,16 @@ static void write_profile(const char *path, const char *mode, int rank, struct t
 	hp_writer_end(&W);
 
 	hp_writer_begin(&W, HP_SEC_MODULES);
-	hp_writer_u32(&W, 2);
+	hp_writer_u32(&W, wrap_lib ? 3 : 2);
 	struct hp_module_rec r = {me.base, me.lo, me.hi, 0, 0, (uint32_t)strlen(me.path), 1};
 	hp_writer_bytes(&W, &r, sizeof r);
 	hp_writer_bytes(&W, me.path, strlen(me.path));
+	if (wrap_lib) {
+		struct hp_module_rec w = {me.base + WRAP_DELTA, me.lo + WRAP_DELTA, me.hi + WRAP_DELTA,
+					  0, 0, (uint32_t)strlen(wrap_lib), 1};
+		hp_writer_bytes(&W, &w, sizeof w);
+		hp_writer_bytes(&W, wrap_lib, strlen(wrap_lib));
+	}
 	const char *vdso = "[vdso]";
 	struct hp_module_rec v = {0x7fff0000, 0x7fff0000, 0x7fff2000, 0, 0, (uint32_t)strlen(vdso), 4};
 	hp_writer_bytes(&W, &v, sizeof v);
@@ -209,6 +232,17 @@ static void write_profile(const char *path, const char *mode, int rank, struct t
 		hp_writer_bytes(&W, t->sample.nodes, (size_t)t->sample.n * sizeof(struct cct_node));
 		if (t->probe.n > 1)
 			hp_writer_bytes(&W, t->probe.nodes, (size_t)t->probe.n * sizeof(struct cct_node));
+		hp_writer_end(&W);
+	}
+	if (file_flags & HP_FILE_MERGED) {
+		/* the ranks the merge holds: 0 and 1 (pids 4000, 4001) */
+		hp_writer_begin(&W, HP_SEC_MPI_RANKS);
+		hp_writer_u32(&W, 2);
+		for (int r = 0; r < 2; r++) {
+			hp_writer_u32(&W, (uint32_t)(hp_kv_size("rank", 8) + hp_kv_size("pid", 8)));
+			hp_writer_kv_i64(&W, "rank", r);
+			hp_writer_kv_i64(&W, "pid", 4000 + r);
+		}
 		hp_writer_end(&W);
 	}
 	if (hp_writer_finish(&W) < 0)
@@ -325,6 +359,77 @@ static void scen_mpi(const char *dir)
 	}
 }
 
+/* The MPI merge at finalize and what can lie beside it: the merged file
+ * (ranks 0 and 1, pids 4000 and 4001), their per-rank files in
+ * .hyprof-ranks, a copy of rank 1's file beside the merged one, and rank 2's
+ * file, which the merge lacks. */
+static void scen_mpimerged(const char *dir)
+{
+	char sub[PATH_MAX], path[PATH_MAX + 64];
+	snprintf(sub, sizeof sub, "%s/.hyprof-ranks", dir);
+	if (mkdir(sub, 0777) < 0 && errno != EEXIST)
+		DIE("mkdir %s: %s", sub, strerror(errno));
+	struct thr t;
+	thr_init(&t, 0);
+	hybrid_main_thread(&t, 400, 400, 1);
+	snprintf(path, sizeof path, "%s/hp_synth.merged.4000.hyp", dir);
+	write_profile(path, "hybrid", -1, &t, 1, 0, HP_FILE_MERGED);
+	cct__destroy(&t.sample);
+	cct__destroy(&t.probe);
+	for (int rank = 0; rank < 3; rank++) {
+		thr_init(&t, 0);
+		hybrid_main_thread(&t, rank == 1 ? 100 : 300, rank == 1 ? 300 : 100, 1);
+		snprintf(path, sizeof path, "%s/hp_synth.%05d.%d.hyp", rank < 2 ? sub : dir, rank,
+			 4000 + rank);
+		write_profile(path, "hybrid", rank, &t, 1, 0, 0);
+		if (rank == 1) {
+			snprintf(path, sizeof path, "%s/hp_synth.%05d.%d.copy.hyp", dir, rank, 4000 + rank);
+			write_profile(path, "hybrid", rank, &t, 1, 0, 0);
+		}
+		cct__destroy(&t.sample);
+		cct__destroy(&t.probe);
+	}
+}
+
+/* hyprof's MPI wrapper frames in the sampled paths (1 sample = 1 ms):
+ *   main > a > MPI_Sendrecv* > hp_w_sendrecv* > PMPI_Sendrecv > c     40
+ *   main > a > MPI_Sendrecv* > hp_w_sendrecv* > PMPI_Sendrecv         10
+ *   main > a > MPI_Sendrecv* > hp_w_sendrecv*                          5
+ *   main > hp_w_finalize* > hp_merge_at_finalize* > PMPI_Comm_dup > b   7
+ *   main > hp_w_finalize* > PMPI_Finalize                              3
+ * (* = in libhyprof_mpi.so) */
+static void scen_mpifold(const char *dir)
+{
+	struct modinfo me = self_mod();
+	char lib[PATH_MAX + 32];
+	snprintf(lib, sizeof lib, "%s/libhyprof_mpi.so", dir);
+	unlink(lib);
+	if (symlink(me.path, lib) < 0)
+		DIE("symlink %s: %s", lib, strerror(errno));
+	struct thr t;
+	thr_init(&t, 0);
+	uint64_t p1[] = {RET(synth_main), RET(synth_a), WRET(MPI_Sendrecv), WRET(hp_w_sendrecv),
+			 RET(PMPI_Sendrecv), LEAF(synth_c)};
+	sample(&t, p1, 6, 40);
+	uint64_t p2[] = {RET(synth_main), RET(synth_a), WRET(MPI_Sendrecv), WRET(hp_w_sendrecv),
+			 LEAF(PMPI_Sendrecv)};
+	sample(&t, p2, 5, 10);
+	uint64_t p3[] = {RET(synth_main), RET(synth_a), WRET(MPI_Sendrecv), WLEAF(hp_w_sendrecv)};
+	sample(&t, p3, 4, 5);
+	uint64_t p4[] = {RET(synth_main), WRET(hp_w_finalize), WRET(hp_merge_at_finalize),
+			 RET(PMPI_Comm_dup), LEAF(synth_b)};
+	sample(&t, p4, 5, 7);
+	uint64_t p5[] = {RET(synth_main), WRET(hp_w_finalize), LEAF(PMPI_Finalize)};
+	sample(&t, p5, 3, 3);
+	char path[PATH_MAX + 32];
+	snprintf(path, sizeof path, "%s/hp_synth.00000.4000.hyp", dir);
+	wrap_lib = lib;
+	write_profile(path, "sampled", 0, &t, 1, 0, 0);
+	wrap_lib = NULL;
+	cct__destroy(&t.sample);
+	cct__destroy(&t.probe);
+}
+
 static void damage(const char *dir, int truncate_it)
 {
 	scen_hybrid(dir, "hybrid", 1);
@@ -361,6 +466,10 @@ static int write_scenario(const char *scen, const char *dir)
 		scen_measured(dir);
 	else if (!strcmp(scen, "mpi"))
 		scen_mpi(dir);
+	else if (!strcmp(scen, "mpimerged"))
+		scen_mpimerged(dir);
+	else if (!strcmp(scen, "mpifold"))
+		scen_mpifold(dir);
 	else if (!strcmp(scen, "corrupt"))
 		damage(dir, 0);
 	else if (!strcmp(scen, "truncated"))
@@ -410,13 +519,19 @@ static struct hp_tnode *child(struct hp_tnode *n, const char *name)
 
 static int near(double a, double b) { return fabs(a - b) < 1e-6; }
 
+/* Load the model of dir; a failure is counted and printed. */
+static int load(struct hp_model *m, const char *dir)
+{
+	char err[512];
+	int rc = model__load(m, dir, err, sizeof err);
+	CHECK(rc == 0, "load %s: %s", dir, err);
+	return rc;
+}
+
 static void check_hybrid(const char *dir)
 {
 	struct hp_model m;
-	char err[512];
-	int rc = model__load(&m, dir, err, sizeof err);
-	CHECK(rc == 0, "load: %s", err);
-	if (rc)
+	if (load(&m, dir) < 0)
 		return;
 	CHECK(!strcmp(m.mode, "hybrid") && !strcmp(m.source, "task-clock"), "mode %s source %s", m.mode, m.source);
 	CHECK(m.samples == 715 && m.nthreads == 2 && m.nprocs == 1, "samples %llu threads %d procs %d",
@@ -473,10 +588,7 @@ static void check_hybrid(const char *dir)
 static void check_sampled(const char *dir)
 {
 	struct hp_model m;
-	char err[512];
-	int rc = model__load(&m, dir, err, sizeof err);
-	CHECK(rc == 0, "load: %s", err);
-	if (rc)
+	if (load(&m, dir) < 0)
 		return;
 	const struct hp_fstat *a = flat(&m, "synth_a");
 	CHECK(a && a->calls == -1 && near(a->self, 0.5), "sampled synth_a calls %lld", a ? (long long)a->calls : -9);
@@ -489,10 +601,7 @@ static void check_sampled(const char *dir)
 static void check_measured(const char *dir)
 {
 	struct hp_model m;
-	char err[512];
-	int rc = model__load(&m, dir, err, sizeof err);
-	CHECK(rc == 0, "load: %s", err);
-	if (rc)
+	if (load(&m, dir) < 0)
 		return;
 	struct hp_tnode *sm = child(m.root, "synth_main"), *a = child(sm, "synth_a"), *b = child(sm, "synth_b");
 	CHECK(sm && near(sm->total, 0.9) && near(sm->self, 0.08) && near(sm->total_raw, 1.4),
@@ -511,10 +620,7 @@ static void check_measured(const char *dir)
 static void check_mpi(const char *dir)
 {
 	struct hp_model m;
-	char err[512];
-	int rc = model__load(&m, dir, err, sizeof err);
-	CHECK(rc == 0, "load: %s", err);
-	if (rc)
+	if (load(&m, dir) < 0)
 		return;
 	CHECK(m.nprocs == 2 && m.nranks == 2 && near(m.duration, 2.5), "procs %d ranks %zu duration %g",
 	      m.nprocs, m.nranks, m.duration);
@@ -537,6 +643,126 @@ static void check_mpi(const char *dir)
 	model__free(&m);
 }
 
+/* A merged file stands for ranks 0 and 1; their own files give --ranks
+ * their trees without being summed again; the copy counts once; rank 2,
+ * which the merge lacks, is added. */
+static void check_mpimerged(const char *dir)
+{
+	struct hp_model m;
+	if (load(&m, dir) < 0)
+		return;
+	CHECK(m.nprofs == 2 && m.nrank_profs == 2 && m.nprocs == 3,
+	      "merged: %zu model files (want 2), %zu per-rank files (want 2), %d processes (want 3)",
+	      m.nprofs, m.nrank_profs, m.nprocs);
+	/* merged: 400 + 400 + 100 + 10 + 5 ms; rank 2: 300 + 100 + 100 + 10 + 5;
+	 * synth_a calls: 1000 in the merged file (one synthetic thread) + 1000 */
+	CHECK(near(m.total, 0.915 + 0.515), "merged total %g, want %g", m.total, 0.915 + 0.515);
+	const struct hp_fstat *a = flat(&m, "synth_a");
+	CHECK(a && near(a->self, 0.4 + 0.3) && a->calls == 2000, "merged synth_a self %g calls %lld",
+	      a ? a->self : -1, a ? (long long)a->calls : -9);
+	struct hp_rankpart *rl;
+	size_t nr = model__rank_list(&m, &rl);
+	CHECK(nr == 3 && rl[0].rank == 0 && rl[1].rank == 1 && rl[2].rank == 2 && rl[0].pid == 4000 &&
+		      rl[1].pid == 4001 && rl[2].pid == 4002,
+	      "rank list: %zu entries, first rank %d", nr, nr ? rl[0].rank : -9);
+	static const double want_a[] = {0.3, 0.1, 0.3}, want_total[] = {0.515, 0.515, 0.515};
+	for (size_t i = 0; i < nr && i < 3; i++) {
+		struct hp_tnode *r = model__rank_tree(&m, rl[i].rank);
+		struct hp_tnode *ra = child(child(r, "synth_main"), "synth_a");
+		CHECK(ra && near(ra->self, want_a[i]) && ra->calls == 1000 && near(r->total, want_total[i]),
+		      "rank %d: synth_a self %g calls %lld, total %g", rl[i].rank, ra ? ra->self : -1,
+		      ra ? (long long)ra->calls : -9, r->total);
+		struct hp_fstat *rows;
+		size_t n = model__rank_flat(&m, rl[i].rank, &rows);
+		const struct hp_fstat *fa = NULL;
+		for (size_t k = 0; k < n; k++)
+			if (!strcmp(rows[k].fn->name, "synth_a"))
+				fa = &rows[k];
+		CHECK(fa && fa->calls == 1000 && near(fa->self, want_a[i]), "rank %d flat synth_a calls %lld",
+		      rl[i].rank, fa ? (long long)fa->calls : -9);
+		free(rows);
+	}
+	free(rl);
+	/* model__tree of a rank the merged file holds reads its own file */
+	struct hp_tnode *r1 = model__tree(&m, 1, -1);
+	CHECK(near(r1->total, 0.515), "model__tree rank 1 total %g", r1->total);
+	model__free(&m);
+	/* without the merged file, the per-rank files are the profile: ranks 0
+	 * and 1 from .hyprof-ranks (the copy of rank 1 once) and rank 2 */
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/hp_synth.merged.4000.hyp", dir);
+	if (unlink(path) < 0)
+		DIE("unlink %s", path);
+	if (load(&m, dir) < 0)
+		return;
+	CHECK(m.nprofs == 3 && m.nrank_profs == 0 && m.nprocs == 3 && near(m.total, 3 * 0.515),
+	      "unmerged: %zu files, %zu per-rank, %d processes, total %g", m.nprofs, m.nrank_profs,
+	      m.nprocs, m.total);
+	nr = model__rank_list(&m, &rl);
+	CHECK(nr == 3 && rl[0].rank == 0 && rl[2].rank == 2, "unmerged rank list: %zu", nr);
+	free(rl);
+	model__free(&m);
+}
+
+/* hyprof's frames folded (docs/cmd-report.md "Frames of hyprof"), and every
+ * frame with MODEL_NO_FOLD; the same times either way. */
+static void check_mpifold(const char *dir)
+{
+	struct hp_model m, r;
+	char err[512];
+	if (load(&m, dir) < 0)
+		return;
+	int rc = model__load_opts(&r, dir, MODEL_NO_FOLD, err, sizeof err);
+	CHECK(rc == 0, "load --no-fold %s: %s", dir, err);
+	if (rc < 0) {
+		model__free(&m);
+		return;
+	}
+	struct hp_tnode *main_ = child(m.root, "synth_main");
+	struct hp_tnode *call = child(child(main_, "synth_a"), "MPI_Sendrecv");
+	CHECK(call && !call->fn->is_measurement && !strcmp(call->fn->module, "[mpi]") &&
+		      near(call->self, 0.010) && near(call->total, 0.055),
+	      "MPI_Sendrecv: %s self %g total %g module %s", call ? "found" : "missing",
+	      call ? call->self : -1, call ? call->total : -1, call ? call->fn->module : "-");
+	struct hp_tnode *c = child(call, "synth_c"), *own = child(call, "hp_w_sendrecv");
+	CHECK(c && near(c->self, 0.040), "MPI_Sendrecv > synth_c self %g", c ? c->self : -1);
+	CHECK(own && own->fn->is_measurement && !strcmp(own->fn->module, "libhyprof_mpi.so") &&
+		      near(own->self, 0.005) && !own->child,
+	      "wrapper's own time: hp_w_sendrecv %s self %g", own ? "found" : "missing",
+	      own ? own->self : -1);
+	CHECK(!child(call, "PMPI_Sendrecv"), "PMPI_Sendrecv left under MPI_Sendrecv");
+	struct hp_tnode *fin = child(main_, "MPI_Finalize");
+	struct hp_tnode *mg = child(fin, "hp_merge_at_finalize");
+	struct hp_tnode *b = child(child(mg, "PMPI_Comm_dup"), "synth_b");
+	CHECK(fin && near(fin->self, 0.003) && near(fin->total, 0.010) && !child(main_, "hp_w_finalize"),
+	      "MPI_Finalize: %s self %g total %g", fin ? "found" : "missing", fin ? fin->self : -1,
+	      fin ? fin->total : -1);
+	CHECK(mg && mg->fn->is_measurement && near(mg->self, 0) && near(mg->total, 0.007) && b &&
+		      near(b->self, 0.007),
+	      "merge at finalize: %s total %g, synth_b %s", mg ? "found" : "missing",
+	      mg ? mg->total : -1, b ? "found" : "missing");
+	CHECK(near(m.total, 0.065) && near(r.total, m.total), "total %g folded, %g raw (want 0.065)",
+	      m.total, r.total);
+	CHECK(strstr(m.join_note, "--no-fold") && !strstr(r.join_note, "--no-fold"),
+	      "join notes: '%s' / '%s'", m.join_note, r.join_note);
+	/* every frame without folding */
+	struct hp_tnode *rc_ = child(child(child(r.root, "synth_main"), "synth_a"), "MPI_Sendrecv");
+	struct hp_tnode *rp = child(child(rc_, "hp_w_sendrecv"), "PMPI_Sendrecv");
+	CHECK(rc_ && rc_->fn->is_measurement && rp && near(rp->total, 0.050),
+	      "--no-fold: MPI_Sendrecv %s, PMPI_Sendrecv %s", rc_ ? "found" : "missing",
+	      rp ? "found" : "missing");
+	CHECK(child(child(r.root, "synth_main"), "hp_w_finalize"), "--no-fold: no hp_w_finalize");
+	/* hyprof's own time is the same in both flat profiles */
+	double hf = 0, hr = 0;
+	for (size_t i = 0; i < m.nflat; i++)
+		hf += m.flat[i].fn->is_measurement ? m.flat[i].self : 0;
+	for (size_t i = 0; i < r.nflat; i++)
+		hr += r.flat[i].fn->is_measurement ? r.flat[i].self : 0;
+	CHECK(near(hf, 0.005) && near(hr, 0.005), "hyprof's self time %g folded, %g raw", hf, hr);
+	model__free(&m);
+	model__free(&r);
+}
+
 static void check_error(const char *dir, const char *want)
 {
 	struct hp_model m;
@@ -553,9 +779,10 @@ static int check_all(void)
 	char tmpl[] = "/tmp/hp_synth-XXXXXX";
 	if (!mkdtemp(tmpl))
 		DIE("mkdtemp");
-	const char *scen[] = {"hybrid", "sampled", "measured", "mpi", "corrupt", "truncated", "empty", "tmponly"};
-	char dirs[8][PATH_MAX];
-	for (int i = 0; i < 8; i++) {
+	const char *scen[] = {"hybrid", "sampled",   "measured", "mpi",      "corrupt",
+			      "truncated", "empty", "tmponly",  "mpimerged", "mpifold"};
+	char dirs[10][PATH_MAX];
+	for (int i = 0; i < 10; i++) {
 		snprintf(dirs[i], sizeof dirs[i], "%s/%s", tmpl, scen[i]);
 		write_scenario(scen[i], dirs[i]);
 	}
@@ -567,6 +794,8 @@ static int check_all(void)
 	check_error(dirs[5], "hp_synth.4000.hyp");
 	check_error(dirs[6], "empty directory");
 	check_error(dirs[7], "temporary");
+	check_mpimerged(dirs[8]);
+	check_mpifold(dirs[9]);
 	char missing[PATH_MAX + 16];
 	snprintf(missing, sizeof missing, "%s/nonexistent", tmpl);
 	check_error(missing, "No such file or directory");
