@@ -6,8 +6,9 @@
  * resolved at pc-1) into a function-level tree with recursion folding, and
  * the two are joined (model_build.h, docs/cmd-report.md), regions placed in
  * the sampled paths.  Measured mode shows the probe tree itself with
- * compensated times.  Trees are merged over threads and processes by
- * function path.
+ * compensated times.  hyprof's own frames (the MPI wrappers) are folded in
+ * each thread's tree (mb__fold_hyprof) unless MODEL_NO_FOLD.  Trees are
+ * merged over threads and processes by function path.
  *
  * Files: every *.hyp of the directory and of its .hyprof-ranks/ (the MPI
  * merge's per-rank files); a merged file stands for the ranks it lists,

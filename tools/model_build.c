@@ -1,6 +1,7 @@
 /* tools/model_build.c - the pure parts of the model (see model_build.h):
  * function-level trees with recursion folding, the projection join of
- * samples and probe counts, region overlays, merging and the flat profile.
+ * samples and probe counts, regions, the folding of hyprof's own frames,
+ * merging and the flat profile.
  * No files, no symbols: tests drive it with tables of paths.
  */
 #include "tools/model_build.h"
@@ -921,10 +922,16 @@ const char *mb__path(const struct hp_tnode *n, char *buf, size_t len)
  * frame of the run, hp_w_xxx (MPI_Init, MPI_Init_thread and MPI_Finalize
  * tail-call it: their entry frame is not on the stack). */
 
+static char fold_lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
+}
+
+/* Equal but for ASCII case (MPI names: MPI_Send, MPI_SEND). */
 static int fold_name_eq(const char *a, const char *b)
 {
 	for (; *a && *b; a++, b++)
-		if ((*a | 0x20) != (*b | 0x20))
+		if (fold_lower(*a) != fold_lower(*b))
 			return 0;
 	return *a == *b;
 }
@@ -956,6 +963,12 @@ static const char *fold_entry(const char *name, int first, char *buf, size_t len
 	if (strncmp(name, "hp_f_", 5) == 0)
 		return fold_mpi_name(buf, len, name + 5, n - 5);
 	if (strncmp(name, "MPI_", 4) == 0 || strncmp(name, "mpi_", 4) == 0) {
+		/* the C entry point as it is spelled (MPI_T_init_thread) */
+		if (name[0] == 'M' && name[4] >= 'A' && name[4] <= 'Z' && n < len &&
+		    strpbrk(name + 5, "abcdefghijklmnopqrstuvwxyz") && !strpbrk(name, " (<:")) {
+			memcpy(buf, name, n + 1);
+			return buf;
+		}
 		const char *x = name + 4;
 		size_t xl = n - 4;
 		/* Fortran spellings: mpi_send_, mpi_send__, mpi_send_f08_ */

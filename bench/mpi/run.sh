@@ -223,14 +223,18 @@ if want table1; then
   PTS=${HP_BENCH_PI_POINTS:-2000000}
   echo
   echo "== 4. the paper's Table 1: Monte Carlo pi ($PTS points, chunks of 200), 1 master and 1 worker, one rank"
-  echo "per CPU (compensation assumes a rank has its CPU: 'cpu' is CPU time over wall time of the instrumented"
-  echo "ranks, below 1 the machine took time from them).  Seconds, median of $T1 interleaved runs."
+  echo "per CPU (compensation assumes a rank has its CPU; 'cpu share': each rank's CPU time over mpirun's whole"
+  echo "span, start-up included, so telling only for runs of seconds: well below 1, the machine took time from"
+  echo "them).  Seconds, median of $T1 interleaved runs."
+  # each rank's CPU share, when GNU time is there (else no share is printed)
+  TIMECMD=
+  [ -x /usr/bin/time ] && TIMECMD="/usr/bin/time -f cpu:%U:%S:%e"
   t1() { # TAG [mpirun args]: T1 runs, plain and instrumented in turn
     tag=$1; shift
     for rep in $(seq 1 "$T1"); do
-      $MPIRUN -np 2 /usr/bin/time -f "cpu %U %S %e" "$B/bench_mpi_pi_plain" "$PTS" > "$T/$tag.u.$rep" 2>&1 ||
+      $MPIRUN -np 2 $TIMECMD "$B/bench_mpi_pi_plain" "$PTS" > "$T/$tag.u.$rep" 2> "$T/$tag.u.$rep.err" ||
         { echo "bench/mpi: plain pi failed"; FAILED=1; }
-      $MPIRUN -np 2 "$@" /usr/bin/time -f "cpu %U %S %e" "$H" run -q -o "$T/t1" --mode measured --compensate parallel -- \
+      $MPIRUN -np 2 "$@" $TIMECMD "$H" run -q -o "$T/t1" --mode measured --compensate parallel -- \
         "$B/bench_mpi_pi" "$PTS" > "$T/$tag.m.$rep.out" 2> "$T/$tag.m.$rep.err" || { echo "bench/mpi: hyprof run of pi failed"; tail -3 "$T/$tag.m.$rep.err"; FAILED=1; }
       "$H" report --json "$T/t1" > "$T/$tag.m.$rep" 2> /dev/null || { echo "bench/mpi: hyprof report of pi failed"; FAILED=1; }
       rm -rf "$T/t1"
@@ -243,13 +247,13 @@ cpu, ucpu = [], []
 def shares(path, out):
     try:
         for l in open(path):
-            w = l.split()
+            w = l.strip().split(":")
             if w[:1] == ["cpu"] and len(w) == 4 and float(w[3]) > 0:
                 out.append((float(w[1]) + float(w[2])) / float(w[3]))
     except OSError:
         pass
 for k in range(1, n + 1):
-    shares("%s/%s.u.%d" % (T, tag, k), ucpu)
+    shares("%s/%s.u.%d.err" % (T, tag, k), ucpu)
     shares("%s/%s.m.%d.err" % (T, tag, k), cpu)
     try:
         plain = {int(l.split()[1]): float(l.split()[2]) for l in open("%s/%s.u.%d" % (T, tag, k)) if l.startswith("time ")}

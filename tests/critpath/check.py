@@ -99,7 +99,10 @@ def live(snap, fin, n, A, B, C):
     the longest of them, and it is on its way to the final one."""
     s1, f1 = fn(snap, "stage1_work"), fn(fin, "stage1_work")
     L, Lf = ms(snap["length"]), ms(fin["length"])
-    check("the path so far is under way (>= 150 ms: run.sh waited for it)", L >= 150, "%.1f ms" % L, ">= 150 ms")
+    # past n*A + 2*B the path so far can only end on stage 1 or 2
+    lo = n * A + 2 * B
+    check("the path so far is past rank 0's whole part (run.sh waited for it)", L >= lo,
+          "%.1f ms" % L, ">= %.0f ms" % lo)
     check("the path so far is shorter than the final path", L < Lf, "%.1f ms" % L, "< %.1f ms" % Lf)
     check("so far it ends on stage 1 or 2", snap["rank"] in (1, 2), snap["rank"], "1 or 2")
     # A + k*B (+ C): stage1_work is all of it but the first and last stage
@@ -114,7 +117,11 @@ def live(snap, fin, n, A, B, C):
               f["zeroing_length"] <= snap["length"] + 1e-6, "%.1f ms" % ms(f["zeroing_length"]),
               "<= %.1f ms" % L)
     if snap.get("wall"):
-        check("the wall so far is at least the path so far", snap["wall"] * 1.02 + 2e-3 >= snap["length"],
+        # each rank's wall counts from its own exit from MPI_Init, and a
+        # path that began on rank 0 may end on a rank that left MPI_Init
+        # later (3 ranks on 2 CPUs: up to ~15 ms seen), so 25 ms of slack
+        check("the wall so far is at least the path so far (less MPI_Init's skew)",
+              snap["wall"] * 1.02 + 25e-3 >= snap["length"],
               "%.1f ms" % ms(snap["wall"]), ">= %.1f ms" % L)
 
 
