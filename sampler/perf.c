@@ -57,6 +57,23 @@ static int perf_open(struct perf_event_attr *a)
 	return fd < 0 ? -errno : fd;
 }
 
+/* perf_open() for a descriptor kept while the program runs: moved out of
+ * the program's way.  A program that counts on open() returning the lowest
+ * free descriptors, or that closes and reuses low numbers, never meets ours
+ * (closed at thread exit). */
+static int perf_open_high(struct perf_event_attr *a)
+{
+	int fd = perf_open(a);
+	if (fd < 0)
+		return fd;
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, HP_PERF_FD_MIN);
+	if (high >= 0) {
+		close(fd);
+		fd = high;
+	}
+	return fd;
+}
+
 static void fill_attr(struct perf_event_attr *a, const struct hp_perf_choice *c)
 {
 	memset(a, 0, sizeof(*a));
@@ -142,15 +159,7 @@ static int notifier_open(const struct hp_perf_choice *c, uint32_t batch)
 	struct perf_event_attr a;
 	fill_attr(&a, &n);
 	a.sample_type = 0;
-	int fd = perf_open(&a);
-	if (fd < 0)
-		return fd;
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, HP_PERF_FD_MIN);
-	if (high >= 0) {
-		close(fd);
-		fd = high;
-	}
-	return fd;
+	return perf_open_high(&a);
 }
 
 const struct hp_perf_event *hp_perf_lookup(const struct hp_perf_event *tab, size_t n, const char *name)
@@ -252,17 +261,9 @@ int hp_perf_thread_start(const struct hp_perf_choice *c, struct hp_thread *t)
 			batch = kernel_batch(pages);
 			a.wakeup_events = batch;
 		}
-		fd = perf_open(&a);
+		fd = perf_open_high(&a);
 		if (fd < 0)
 			return fd;
-		/* Out of the program's way: a program that counts on open()
-		 * returning the lowest free descriptors, or that closes and
-		 * reuses low numbers, never meets ours (closed at thread exit). */
-		int high = fcntl(fd, F_DUPFD_CLOEXEC, HP_PERF_FD_MIN);
-		if (high >= 0) {
-			close(fd);
-			fd = high;
-		}
 		len = (size_t)page_size() * (1 + pages);
 		ring = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		if (ring != MAP_FAILED)

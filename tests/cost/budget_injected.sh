@@ -8,13 +8,7 @@
 # itself depends on how fast the machine runs the leaves' work); with --max-overhead 5 the probe time the sampler measures must
 # stay at or under 5% of the program's own time (within the sampling error),
 # the regulated functions must be named and their counts marked partial.
-set -u
-: "${HYPROF_BIN:?}" "${HYPROF_TEST_BIN:?}"
-BIN=$HYPROF_TEST_BIN/cost_probe_heavy
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT INT TERM
-
-command -v python3 >/dev/null || { echo "skip: python3 is needed to read the JSON report"; exit 77; }
+. "$(dirname "$0")/common.sh"
 
 run() { # name rounds extra-options...
 	name=$1 rounds=$2

@@ -4,12 +4,7 @@
 # and its header line, and the JSON "cost" member has the documented keys
 # with consistent values (low <= high, fractions of the CPU time, the range
 # made of its parts).
-set -u
-: "${HYPROF_BIN:?}" "${HYPROF_TEST_BIN:?}"
-BIN=$HYPROF_TEST_BIN/cost_probe_heavy
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT INT TERM
-command -v python3 >/dev/null || { echo "skip: python3 is needed to read the JSON report"; exit 77; }
+. "$(dirname "$0")/common.sh"
 fail=0
 for mode in sampled hybrid measured; do
 	if ! "$HYPROF_BIN" run --mode $mode -o "$out/$mode" -- "$BIN" 3 40 >/dev/null 2>"$out/$mode.err"; then

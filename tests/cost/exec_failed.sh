@@ -2,11 +2,7 @@
 # tests/cost/exec_failed.sh - after a failed exec the program goes on, and so
 # must the cost controller (stopped by the profile write at the exec): its
 # intervals must cover the whole run, not only the part before the exec.
-set -u
-: "${HYPROF_BIN:?}" "${HYPROF_TEST_BIN:?}"
-command -v python3 >/dev/null || { echo "skip: python3 is needed to read the JSON report"; exit 77; }
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT INT TERM
+. "$(dirname "$0")/common.sh"
 if ! HYPROF_QUIET=1 "$HYPROF_BIN" run -o "$out/p" -- "$HYPROF_TEST_BIN/cost_exec_failed" >"$out/o" 2>"$out/e"; then
 	echo "FAIL: hyprof run failed:"; cat "$out/e"; exit 1
 fi

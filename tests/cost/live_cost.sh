@@ -13,12 +13,7 @@
 #  - the snapshots' own CPU time is in the reported cost: `live` > 0, part
 #    of `fixed` (= startup + control + live) and so of both bounds, and at
 #    least what the last snapshot saw.
-set -u
-: "${HYPROF_BIN:?}" "${HYPROF_TEST_BIN:?}"
-BIN=$HYPROF_TEST_BIN/cost_probe_heavy
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT INT TERM
-command -v python3 >/dev/null || { echo "skip: python3 is needed to read the JSON report"; exit 77; }
+. "$(dirname "$0")/common.sh"
 
 HYPROF_QUIET=1 HYPROF_LIVE=1 HYPROF_LIVE_INTERVAL=0.2 "$HYPROF_BIN" run --mode hybrid \
 	-o "$out/p" -- "$BIN" 60 40 >"$out/run.out" 2>"$out/run.err" &

@@ -14,15 +14,9 @@
 #     [low(delay) - high(plain), high(delay) - low(plain)]
 # within 2% (the program's own CPU time varies that much between runs under
 # load), and the delayed run's range must be non-zero.
-set -u
-: "${HYPROF_BIN:?}" "${HYPROF_TEST_BIN:?}"
-BIN=$HYPROF_TEST_BIN/cost_probe_heavy
+. "$(dirname "$0")/common.sh"
 ROUNDS=20
 DELAY=400
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT INT TERM
-
-command -v python3 >/dev/null || { echo "skip: python3 is needed to read the JSON report"; exit 77; }
 
 run() { # name delay
 	if ! HYPROF_TEST_PROBE_DELAY_NS=$2 HYPROF_QUIET=1 "$HYPROF_BIN" run --mode hybrid \
