@@ -137,7 +137,7 @@ static double cpuinfo_mhz(void)
 /* Measure over `ms` milliseconds (sleeping, not spinning). */
 static double tsc_hz_measure(unsigned ms)
 {
-	uint64_t n0, c0, n1, c1;
+	uint64_t n0 = 0, c0 = 0, n1 = 0, c1 = 0;
 	clock_pair(&n0, &c0);
 	struct timespec ts = {0, (long)ms * 1000000L};
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)

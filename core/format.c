@@ -837,13 +837,13 @@ static int parse_modules(struct rd *r, struct hp_prof *pf, const struct hp_secti
 {
 	struct recs q = {r, s->data, s->len, 0, at, "MODULES", "module", "path runs",
 			 sizeof(struct hp_module_rec)};
-	uint32_t n;
+	uint32_t n = 0;
 	int rc = recs_open(&q, &n, (void **)&pf->modules, sizeof(*pf->modules));
 	if (rc)
 		return rc;
 	for (uint32_t i = 0; i < n; i++) {
 		struct hp_module *m = &pf->modules[i];
-		const uint8_t *str;
+		const uint8_t *str = NULL;
 		if ((rc = recs_next(&q, i, &m->rec, module_strings, &str)))
 			return rc;
 		m->path = memdup_str(str, m->rec.path_len);
@@ -865,13 +865,13 @@ static int parse_regions(struct rd *r, struct hp_prof *pf, const struct hp_secti
 {
 	struct recs q = {r, s->data, s->len, 0, at, "REGIONS", "region", "names run",
 			 sizeof(struct hp_region_rec)};
-	uint32_t n;
+	uint32_t n = 0;
 	int rc = recs_open(&q, &n, (void **)&pf->regions, sizeof(*pf->regions));
 	if (rc)
 		return rc;
 	for (uint32_t i = 0; i < n; i++) {
 		struct hp_region_rec rec;
-		const uint8_t *str;
+		const uint8_t *str = NULL;
 		if ((rc = recs_next(&q, i, &rec, region_strings, &str)))
 			return rc;
 		struct hp_region *g = &pf->regions[i];

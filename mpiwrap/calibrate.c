@@ -96,7 +96,7 @@ void hp_mpi_calibrate(void)
 	struct hp_pb pb, in;
 	MPI_Status st;
 	memset(&st, 0, sizeof(st));
-	char *stage = hp_stage(mt, 0, HP_PB_FULL + HP_PACK_MAX_DEFAULT);
+	char *stage = hp_stage(mt, 0, HP_PB_FULL + HP_MPI_PACK_MAX_DEFAULT);
 	if (!stage)
 		return;
 	struct hp_dist send, recv, copy;
@@ -120,7 +120,7 @@ void hp_mpi_calibrate(void)
 		hp_status_set_bytes(&st, n);
 	});
 	/* the copy itself, per byte, on a buffer of the largest packed size */
-	static char big[HP_PACK_MAX_DEFAULT];
+	static char big[HP_MPI_PACK_MAX_DEFAULT];
 	MEASURE(copy, PER_BATCH / 10, {
 		memcpy(stage + pbs, big, sizeof(big));
 		__asm__ volatile("" ::: "memory");

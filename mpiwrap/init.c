@@ -31,7 +31,7 @@
 #include "mpiwrap/mpiwrap.h"
 #include "sampler/sampler.h"
 
-struct hp_mpi hp_mpi = {.rank = -1, .pack_max = HP_PACK_MAX_DEFAULT};
+struct hp_mpi hp_mpi = {.rank = -1, .pack_max = HP_MPI_PACK_MAX_DEFAULT};
 __thread struct hp_mt *hp_mt_tls __attribute__((tls_model("initial-exec")));
 __thread MPI_Request hp_freq_buf[HP_F_SMALL];
 __thread MPI_Status hp_fst_buf[HP_F_SMALL];
@@ -198,7 +198,7 @@ static void setup(void)
 	}
 	hp_mpi.ns_per_cyc = 1e9 / hp_mpi.tsc_hz;
 	hp_mpi.cyc_per_ns = hp_mpi.tsc_hz / 1e9;
-	hp_mpi.pack_max = cfg_size(hp_rt.cfg.mpi_pack_max, HP_PACK_MAX_DEFAULT);
+	hp_mpi.pack_max = cfg_size(hp_rt.cfg.mpi_pack_max, HP_MPI_PACK_MAX_DEFAULT);
 
 	/* every rank must agree on what messages carry */
 	int comp = decide_mode();

@@ -260,6 +260,58 @@ static void mkvl_set_i64(struct mkvl *l, const char *key, int64_t v)
 	d->i = v;
 }
 
+/* HP_SEC_COUNTING of two ranks: the counters summed; the in-situ
+ * recalibration's per-pair means weighted by each side's probes and its
+ * extremes kept; every other value (effective mode, compensation method,
+ * the costs in cycles) from the side that ran the most probes, so that a
+ * master running no instrumented code does not describe the job. */
+static void counting_add(struct mkvl *dst, const struct mkvl *src)
+{
+	static const char *const sums[] = {"probes_seen", "threads_with_probes", "folded_nodes",
+					   "folded_paths", "excluded_nodes", "stack_overflow", "exit_mismatch",
+					   "tree_full", "comp.removed_cycles", "comp.removed_s", "comp.clamped",
+					   "comp.recal_bursts", "comp.recal_s", NULL};
+	static const char *const means[] = {"comp.insitu_pair_cycles.mean", "comp.insitu_di_cycles.last", NULL};
+	const struct mkv *sp = mkvl_get(src, "probes_seen"), *dp = mkvl_get(dst, "probes_seen");
+	uint64_t ns = sp ? sp->u : 0, nd = dp ? dp->u : 0;
+	struct mkvl *from = ns > nd ? (struct mkvl *)src : NULL;
+	for (size_t i = 0; i < src->n; i++) {
+		const struct mkv *s = &src->v[i];
+		struct mkv *d = mkvl_get(dst, s->key);
+		if (!d && !(d = mkvl_new(dst, s->key, s->type)))
+			return;
+		int k = -1, is_sum = 0, is_mean = 0;
+		for (k = 0; sums[k] && !is_sum; k++)
+			is_sum = !strcmp(s->key, sums[k]);
+		for (k = 0; means[k] && !is_mean; k++)
+			is_mean = !strcmp(s->key, means[k]);
+		if (is_sum && d->type == s->type) {
+			if (s->type == HP_KV_U64)
+				d->u += s->u;
+			else if (s->type == HP_KV_F64)
+				d->d += s->d;
+		} else if (is_mean && s->type == HP_KV_F64 && d->type == s->type) {
+			d->d = ns + nd ? (d->d * (double)nd + s->d * (double)ns) / (double)(ns + nd) : 0;
+		} else if (!strcmp(s->key, "comp.insitu_pair_cycles.min") && s->type == HP_KV_U64) {
+			if (s->u && (!d->u || s->u < d->u))
+				d->u = s->u;
+		} else if (!strcmp(s->key, "comp.insitu_pair_cycles.max") && s->type == HP_KV_U64) {
+			if (s->u > d->u)
+				d->u = s->u;
+		} else if (from) {
+			char *str = s->type == HP_KV_STR ? strdup(s->s ? s->s : "") : NULL;
+			if (s->type == HP_KV_STR && !str)
+				return;
+			free(d->s);
+			d->s = str;
+			d->type = s->type;
+			d->u = s->u;
+			d->i = s->i;
+			d->d = s->d;
+		}
+	}
+}
+
 /* ---- the image --------------------------------------------------------------------- */
 
 struct mmod {
@@ -301,6 +353,7 @@ struct mimg {
 	struct buf rankkv;    /* u32 length + kv block, per rank */
 	uint32_t nrankkv;
 	struct mkvl cost;
+	struct mkvl counting; /* HP_SEC_COUNTING (counting_add()) */
 };
 
 #define GROW(arr, n, extra)                                                                  \
@@ -332,6 +385,7 @@ static void img_free(struct mimg *m)
 	free(m->funcs);
 	free(m->rankkv.p);
 	mkvl_free(&m->cost);
+	mkvl_free(&m->counting);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -684,6 +738,9 @@ static int own_image(struct mimg *img, const struct hp_prof *p, int rank)
 		d->nranks = 1;
 	}
 	mkvl_from(&img->cost, &p->cost);
+	const struct hp_section *cs = hp_prof_section(p, HP_SEC_COUNTING);
+	if (cs)
+		mkvl_parse(&img->counting, cs->data, cs->len);
 	own_mpi(img, p);
 	own_functions(img, p, rank);
 	return 0;
@@ -747,11 +804,14 @@ static void serialize(const struct mimg *m, struct buf *b)
 	put_u32(b, m->nrankkv);
 	put_u64(b, m->rankkv.n);
 	put(b, m->rankkv.p, m->rankkv.n);
-	struct buf kv = {0};
-	mkvl_encode(&kv, &m->cost);
-	put_u32(b, (uint32_t)kv.n);
-	put(b, kv.p, kv.n);
-	free(kv.p);
+	const struct mkvl *kvs[2] = {&m->cost, &m->counting};
+	for (int i = 0; i < 2; i++) {
+		struct buf kv = {0};
+		mkvl_encode(&kv, kvs[i]);
+		put_u32(b, (uint32_t)kv.n);
+		put(b, kv.p, kv.n);
+		free(kv.p);
+	}
 }
 
 #define GET_ARRAY(r, arr, n)                                                          \
@@ -847,10 +907,13 @@ static int deserialize(const uint8_t *p, size_t n, struct mimg *m)
 	const void *kb = get(&r, (size_t)kn);
 	if (kb)
 		put(&m->rankkv, kb, (size_t)kn);
-	uint32_t cl = get_u32(&r);
-	const uint8_t *ck = get(&r, cl);
-	if (ck && cl)
-		mkvl_parse(&m->cost, ck, cl);
+	struct mkvl *kvs[2] = {&m->cost, &m->counting};
+	for (int i = 0; i < 2; i++) {
+		uint32_t cl = get_u32(&r);
+		const uint8_t *ck = get(&r, cl);
+		if (ck && cl)
+			mkvl_parse(kvs[i], ck, cl);
+	}
 	return r.bad || m->rankkv.oom ? -EINVAL : 0;
 }
 
@@ -1037,6 +1100,7 @@ static int merge_into(struct mimg *dst, struct mimg *src)
 	put(&dst->rankkv, src->rankkv.p, src->rankkv.n);
 	dst->nrankkv += src->nrankkv;
 	mkvl_add(&dst->cost, &src->cost);
+	counting_add(&dst->counting, &src->counting);
 	dst->nranks += src->nranks;
 	dst->missing += src->missing;
 	xlate_free(&x);
@@ -1149,7 +1213,7 @@ static int write_merged(const struct hp_prof *p0, struct mimg *m, const char *di
 		uint32_t t = p0->secs[i].type;
 		if (t == HP_SEC_META || t == HP_SEC_MODULES || t == HP_SEC_THREAD || t == HP_SEC_REGIONS ||
 		    t == HP_SEC_COST || t == HP_SEC_MPI || t == HP_SEC_MPI_SITES || t == HP_SEC_MPI_RANKS ||
-		    t == HP_SEC_TRAILER)
+		    t == HP_SEC_TRAILER || (t == HP_SEC_COUNTING && m->counting.n))
 			continue;
 		hp_writer_begin(&w, t);
 		hp_writer_bytes(&w, p0->secs[i].data, p0->secs[i].len);
@@ -1198,6 +1262,11 @@ static int write_merged(const struct hp_prof *p0, struct mimg *m, const char *di
 	if (m->cost.n) {
 		hp_writer_begin(&w, HP_SEC_COST);
 		write_kv_list(&w, &m->cost);
+		hp_writer_end(&w);
+	}
+	if (m->counting.n) {
+		hp_writer_begin(&w, HP_SEC_COUNTING);
+		write_kv_list(&w, &m->counting);
 		hp_writer_end(&w);
 	}
 	/* HP_SEC_MPI: the job as a whole (the longest rank's walls) */

@@ -37,7 +37,6 @@
 #define HP_TYPECACHE 32       /* datatype facts cached per thread */
 #define HP_STRUCTCACHE 16     /* piggyback struct datatypes cached per thread */
 #define HP_REORDER 32         /* wildcard-receive trackers per thread */
-#define HP_PACK_MAX_DEFAULT 2048 /* packed copy up to this many bytes (bench/mpi: crossover 2-2.5 KB) */
 
 /* ---- per-thread state ------------------------------------------------- */
 /* In memory the statistics are in cycles; section.c converts to ns. */

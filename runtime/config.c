@@ -214,7 +214,7 @@ static const struct var vars[] = {
 	 V_BOOL, F(mpi_clock), .accepted = BOOL_ACCEPTED},
 	{{"HYPROF_MPI_MERGE", "1", "0: keep per-rank files, no merge at MPI_Finalize"},
 	 V_BOOL, F(mpi_merge), .accepted = BOOL_ACCEPTED},
-	{{"HYPROF_MPI_PACK_MAX", "2048", "piggyback by packed copy up to this many bytes"},
+	{{"HYPROF_MPI_PACK_MAX", HP_CFG_STR(HP_MPI_PACK_MAX_DEFAULT), "piggyback by packed copy up to this many bytes"},
 	 V_U64, F(mpi_pack_max), .lo = 0, .hi = 1u << 30,
 	 .accepted = "a number of bytes from 0 to 1073741824"},
 	{{"HYPROF_MPI_REQUESTS", "65536", "capacity of the table of pending MPI requests"},

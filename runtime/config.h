@@ -10,6 +10,12 @@
 
 #include <stdint.h>
 
+/* Defaults that code outside the table needs as numbers (the table holds
+ * them as text: HP_CFG_STR makes one from the other). */
+#define HP_MPI_PACK_MAX_DEFAULT 2048 /* packed-copy piggyback up to this many bytes (bench/mpi: crossover 2-2.5 KB) */
+#define HP_CFG_STR_(x) #x
+#define HP_CFG_STR(x) HP_CFG_STR_(x)
+
 enum hp_mode { HP_MODE_SAMPLED, HP_MODE_HYBRID, HP_MODE_MEASURED };
 enum hp_compensate { HP_COMP_NONE, HP_COMP_LOCAL, HP_COMP_PARALLEL };
 enum hp_unwind { HP_UNWIND_LIBUNWIND, HP_UNWIND_FP, HP_UNWIND_KERNEL };

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "runtime/lifecycle.h"
+#include "sampler/events.h"
 #include "sampler/sampler.h"
 
 extern const struct hp_source_ops hp_source_perf_hw;
@@ -41,12 +42,6 @@ void hp_unwind_thread_init(void);
 int hp_unwind_finish(struct hp_thread_mem *m, int n, int complete, int *truncated);
 
 /* ---- perf.c: what perf_hw.c and perf_sw.c share ------------------------ */
-struct hp_perf_event {
-	const char *name;  /* "cycles" */
-	uint32_t type;     /* PERF_TYPE_HARDWARE / PERF_TYPE_SOFTWARE */
-	uint64_t config;
-	int is_clock;      /* period in ns */
-};
 
 /* The event a source opened, shared by every thread. */
 struct hp_perf_choice {
@@ -63,10 +58,6 @@ struct hp_perf_choice {
  * Returns an fd or -errno. */
 int hp_perf_probe(const struct hp_perf_event *ev, uint64_t period, uint64_t freq, int user_only,
 		  struct hp_perf_choice *c);
-/* Look `name` up in `tab`, accepting perf's ":u" suffix (user space only,
- * sets *user_only).  NULL when unknown. */
-const struct hp_perf_event *hp_perf_event_named(const struct hp_perf_event *tab, size_t n,
-						const char *name, int *user_only);
 /* One line of advice for errno `e` when opening ev, from this machine's
  * perf_event_paranoid and PMU. */
 void hp_perf_why(const char *src, const struct hp_perf_event *ev, int e, char *why, size_t len);
@@ -77,7 +68,5 @@ int hp_perf_thread_start(const struct hp_perf_choice *c, struct hp_thread *t);
 void hp_perf_thread_stop(struct hp_thread *t);
 int hp_perf_on_signal(struct hp_thread *t, siginfo_t *si, uint64_t *period);
 void hp_perf_pause(struct hp_thread *t, int on);
-/* Name table lookup: NULL when `name` is not in `tab`. */
-const struct hp_perf_event *hp_perf_lookup(const struct hp_perf_event *tab, size_t n, const char *name);
 
 #endif

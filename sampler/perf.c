@@ -162,29 +162,6 @@ static int notifier_open(const struct hp_perf_choice *c, uint32_t batch)
 	return perf_open_high(&a);
 }
 
-const struct hp_perf_event *hp_perf_lookup(const struct hp_perf_event *tab, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(tab[i].name, name))
-			return &tab[i];
-	return NULL;
-}
-
-const struct hp_perf_event *hp_perf_event_named(const struct hp_perf_event *tab, size_t n,
-						const char *name, int *user_only)
-{
-	char base[64];
-	size_t len = strlen(name);
-	*user_only = len > 2 && !strcmp(name + len - 2, ":u");
-	if (*user_only)
-		len -= 2;
-	if (len >= sizeof(base))
-		return NULL;
-	memcpy(base, name, len);
-	base[len] = '\0';
-	return hp_perf_lookup(tab, n, base);
-}
-
 int hp_perf_probe(const struct hp_perf_event *ev, uint64_t period, uint64_t freq, int user_only,
 		  struct hp_perf_choice *c)
 {

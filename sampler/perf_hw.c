@@ -15,28 +15,13 @@
 #include "runtime/lifecycle.h"
 #include "sampler/internal.h"
 
-static const struct hp_perf_event events[] = {
-	{"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0},
-	{"cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0},
-	{"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 0},
-	{"cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, 0},
-	{"cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, 0},
-	{"branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 0},
-	{"branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 0},
-	{"branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, 0},
-	{"bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES, 0},
-	{"ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES, 0},
-	{"stalled-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, 0},
-	{"stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND, 0},
-};
-
 static struct hp_perf_choice chosen;
 
 static int hw_open(const char *event, uint64_t period, uint64_t freq, char *unit, uint64_t *period_out,
 		   char *why, size_t whylen)
 {
 	int user_only;
-	const struct hp_perf_event *ev = hp_perf_event_named(events, sizeof(events) / sizeof(events[0]),
+	const struct hp_perf_event *ev = hp_perf_event_named(hp_perf_hw_events, hp_perf_hw_nevents,
 							     *event ? event : "cycles", &user_only);
 	if (!ev)
 		return -ENOENT;

@@ -16,21 +16,6 @@
 #include "runtime/lifecycle.h"
 #include "sampler/internal.h"
 
-static const struct hp_perf_event events[] = {
-	{"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 1},
-	{"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 1},
-	{"page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0},
-	{"faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0},
-	{"minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, 0},
-	{"major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, 0},
-	{"context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0},
-	{"cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0},
-	{"cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, 0},
-	{"alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS, 0},
-	{"emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS, 0},
-};
-#define NEVENTS (sizeof(events) / sizeof(events[0]))
-
 static struct hp_perf_choice chosen;
 
 static int sw_open(const char *event, uint64_t period, uint64_t freq, char *unit, uint64_t *period_out,
@@ -39,7 +24,7 @@ static int sw_open(const char *event, uint64_t period, uint64_t freq, char *unit
 	const struct hp_perf_event *ev;
 	int fd, user_only = 0;
 	if (*event) {
-		if (!(ev = hp_perf_event_named(events, NEVENTS, event, &user_only)))
+		if (!(ev = hp_perf_event_named(hp_perf_sw_events, hp_perf_sw_nevents, event, &user_only)))
 			return -ENOENT;
 		fd = hp_perf_probe(ev, period, freq, user_only, &chosen);
 		if (fd < 0) {
@@ -49,11 +34,11 @@ static int sw_open(const char *event, uint64_t period, uint64_t freq, char *unit
 	} else {
 		/* Automatic: task-clock, then cpu-clock. */
 		char first[256];
-		ev = &events[0];
+		ev = &hp_perf_sw_events[0];
 		fd = hp_perf_probe(ev, period, freq, 0, &chosen);
 		if (fd < 0) {
 			hp_perf_why("perf-sw", ev, -fd, first, sizeof(first));
-			ev = &events[1];
+			ev = &hp_perf_sw_events[1];
 			fd = hp_perf_probe(ev, period, freq, 0, &chosen);
 			if (fd < 0) {
 				char second[256];

@@ -19,7 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <papi.h>
+
 #include "runtime/config.h"
+#include "sampler/events.h"
 #include "tools/util.h"
 
 int cmd_run(int argc, char **argv);
@@ -378,6 +381,32 @@ static int set_preload(const char *prog, const char *interp, int dynamic)
 	return 0;
 }
 
+/* An event name no sample source can know is a mistake in the command
+ * line: refuse it here, with the names that work.  A name a source knows but
+ * this machine cannot count (cycles without a PMU, a PAPI preset without
+ * counters) is not refused: the program then runs with the best source and
+ * the profile says why (a job script written for another machine still
+ * runs).  Returns 0 or the exit status. */
+static int check_event(const char *ev)
+{
+	if (!ev || !*ev || hp_event_kind(ev) != HP_EVENT_OTHER)
+		return 0;
+	/* Only PAPI could know it, as a native event name of this machine. */
+	int known = 0;
+	if (PAPI_library_init(PAPI_VER_CURRENT) == PAPI_VER_CURRENT) {
+		char name[PAPI_MAX_STR_LEN];
+		int code;
+		snprintf(name, sizeof name, "%s", ev);
+		PAPI_set_debug(PAPI_QUIET);
+		known = PAPI_event_name_to_code(name, &code) == PAPI_OK;
+		PAPI_shutdown();
+	}
+	if (known)
+		return 0;
+	return tool_err("unknown event '%s': use a perf event (cycles, instructions, task-clock, cpu-clock, ...), "
+			"posix-timer, or a PAPI preset or native name (`papi_avail`, `papi_native_avail`)", ev);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const char *const modes[] = {"sampled", "hybrid", "measured", NULL};
@@ -454,11 +483,14 @@ int cmd_run(int argc, char **argv)
 	char cfg_err[1024];
 	if (hp_config_check(cfg_err, sizeof cfg_err))
 		return tool_err("%s (see `hyprof run --help`)", cfg_err);
+	int rc = check_event(getenv("HYPROF_EVENT"));
+	if (rc)
+		return rc;
 	if (optind >= argc)
 		return tool_usage("run", "no program to run");
 	char **prog_argv = argv + optind;
 	char prog[PATH_MAX];
-	int rc = find_program(prog_argv[0], prog, sizeof prog);
+	rc = find_program(prog_argv[0], prog, sizeof prog);
 	if (rc == -ENOENT)
 		return tool_err("%s: command not found%s", prog_argv[0],
 				strchr(prog_argv[0], '/') ? "" : " (searched PATH)");

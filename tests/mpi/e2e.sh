@@ -270,6 +270,15 @@ def sites(rep):
     return out
 if sites(m) != sites(r):
     bad.append("calls by MPI function: merged %s, per-rank %s" % (sites(m), sites(r)))
+# the counting section describes the job, not rank 0 (a master that runs
+# no instrumented code): 2 probe pairs per point, summed over the ranks
+cm, cr = m.get("compensation") or {}, r.get("compensation") or {}
+if cm.get("probes") != 200000 or cm.get("probes") != cr.get("probes"):
+    bad.append("probe pairs: merged %s, per-rank %s, want 200000" % (cm.get("probes"), cr.get("probes")))
+if cm.get("mode_effective") != "measured":
+    bad.append("merged compensation section says mode %s, want measured" % cm.get("mode_effective"))
+if abs(cm.get("removed_s", 0) - cr.get("removed_s", 0)) > 1e-9 + 1e-6 * cr.get("removed_s", 0):
+    bad.append("removed: merged %s s, per-rank %s s" % (cm.get("removed_s"), cr.get("removed_s")))
 imb = {x["function"]: x for x in m["mpi_imbalance"]}
 c = imb.get("curve")
 if c and not (c["min"] == 0 and c["max_rank"] != 0 and c["max"] > 0):

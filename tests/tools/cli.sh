@@ -71,6 +71,8 @@ expect 2 "run zero period" -- "$H" run --period 0 -- true
 expect 2 "run period and freq" -- "$H" run --period 5 --freq 5 -- true
 expect 2 "run bad signal" -- "$H" run --signal NOPE -- true
 expect 2 "run bad overhead" -- "$H" run --max-overhead 250 -- true
+expect_msg 1 "unknown event 'nosuch'" "run unknown event" -- "$H" run -o "$T/o6" --event nosuch -- true
+expect_msg 1 "unknown event 'nosuch'" "run unknown HYPROF_EVENT" -- env HYPROF_EVENT=nosuch "$H" run -o "$T/o7" -- true
 expect_msg 1 "command not found" "run missing program" -- "$H" run -o "$T/o1" -- hyprof_no_such_program_xyz
 expect_msg 1 "command not found" "run missing program path" -- "$H" run -o "$T/o2" -- /nonexistent/prog
 expect_msg 1 "not executable" "run program not executable" -- "$H" run -o "$T/o3" -- "$T/hybrid/hp_synth.4000.hyp"
