@@ -67,23 +67,33 @@ static int recv_done(struct hp_mt *mt, struct hp_req *r, MPI_Status *st, struct 
 	/* r->bytes is the receive's capacity: a truncated message reports its
 	 * whole length in the status (Open MPI) while only the capacity
 	 * arrived, so no copy goes past it */
-	if (n < (int)hp_mpi.pb_size) {
+	uint32_t hdr = 0;
+	int64_t u = hp_pb_split(n, &hdr);
+	if (u < 0) {
 		if (!r->delivered) {
 			mt->tot.untracked++;
 			if (r->scheme == HP_SCH_PACKED && n > 0)
-				memcpy(r->ubuf, r->stage, (uint64_t)n < r->bytes ? (size_t)n : (size_t)r->bytes);
+				hp_copy_out(r->ubuf, r->utype, r->stage, (uint64_t)n, r->bytes);
 		}
 		r->delivered = 1;
 		*user = n > 0 ? (uint64_t)n : 0;
 		return 0;
 	}
-	*user = (uint64_t)n - hp_mpi.pb_size;
-	if (r->scheme == HP_SCH_PACKED && !r->delivered) {
-		/* the piggyback goes to the request's slot too, where a
-		 * completion after MPI_Request_get_status finds it */
-		memcpy(&r->pb, r->stage, hp_mpi.pb_size);
-		if (*user)
-			memcpy(r->ubuf, r->stage + hp_mpi.pb_size, *user < r->bytes ? *user : r->bytes);
+	*user = (uint64_t)u;
+	if (!r->delivered) {
+		if (r->scheme == HP_SCH_PACKED) {
+			/* the piggyback goes to the request's slot too, where a
+			 * completion after MPI_Request_get_status finds it; a
+			 * truncated message delivers no more than was posted */
+			uint64_t got = (uint64_t)r->posted > hdr ? (uint64_t)r->posted - hdr : 0;
+			if ((uint64_t)r->posted >= hdr)
+				hp_pb_get(&r->pb, r->stage, hdr);
+			hp_copy_out(r->ubuf, r->utype, r->stage + hdr, *user < got ? *user : got, r->bytes);
+		} else if (hdr == HP_PB_COMPACT) {
+			/* a tiny message into a struct receive: all in the slot */
+			hp_copy_out(r->ubuf, r->utype, (const char *)&r->pb + HP_PB_COMPACT, *user, r->bytes);
+			hp_pb_get(&r->pb, &r->pb, hdr);
+		}
 	}
 	r->delivered = 1;
 	memcpy(pb, &r->pb, hp_mpi.pb_size);
@@ -138,7 +148,7 @@ void hp_complete_one(struct hp_call *c, struct hp_compl *k, struct hp_req *r, MP
 	if (has) {
 		int64_t xs = hp_ns_to_cyc(pb.delay_ns);
 		int64_t s = (int64_t)c->t2;
-		if (hp_pb_same_clock(src_world) && (int64_t)pb.send_tsc < s)
+		if (pb.send_tsc && hp_pb_same_clock(src_world) && (int64_t)pb.send_tsc < s)
 			s = (int64_t)pb.send_tsc;
 		hp_comp_msg(&k->comp, s, xs);
 		if (s > k->last_s) {

@@ -206,9 +206,12 @@ static void setup(void)
 	if (hp_mpi.ext && hp_mpi.ext->size > HP_PB_BASE && hp_mpi.ext->size < HP_PB_FULL)
 		pb_size = hp_mpi.ext->size; /* issue 6: the extension's slots in use */
 	int want_pb = comp == HP_COMP_PARALLEL || hp_mpi.ext != NULL;
-	int mine[4] = {want_pb ? (int)pb_size : 0, want_pb ? -(int)pb_size : 0, comp, -comp};
-	int all[4] = {0, 0, comp, -comp};
-	PMPI_Allreduce(mine, all, 4, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	/* the compact form of tiny messages (pb.h): only for the delay alone,
+	 * and only where every rank uses it (the minimum over the ranks) */
+	int compact = hp_rt.cfg.mpi_pb_compact && pb_size == HP_PB_BASE;
+	int mine[6] = {want_pb ? (int)pb_size : 0, want_pb ? -(int)pb_size : 0, comp, -comp, compact, -compact};
+	int all[6] = {0, 0, comp, -comp, compact, -compact};
+	PMPI_Allreduce(mine, all, 6, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 	if (all[0] != -all[1]) {
 		if (hp_mpi.rank == 0)
 			hp_log("mpi: the ranks disagree on --compensate or the critical path "
@@ -221,6 +224,7 @@ static void setup(void)
 		hp_mpi.pb_on = all[0] > 0;
 	}
 	hp_mpi.pb_size = hp_mpi.pb_on ? (uint32_t)all[0] : 0;
+	hp_mpi.pb_compact = hp_mpi.pb_on && hp_mpi.pb_size == HP_PB_BASE && -all[5] > 0;
 	hp_mpi.comp = comp;
 
 	/* nodes and clocks */

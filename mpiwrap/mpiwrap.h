@@ -17,6 +17,7 @@
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "mpiwrap/comp.h"
 #include "mpiwrap/fn.h" /* generated: enum hp_mpi_fn, hp_mpi_fn_names[] */
@@ -130,6 +131,7 @@ struct hp_mpi {
 	int comp;                    /* HP_COMP_* in effect on every rank */
 	int pb_on;                   /* messages carry a piggyback */
 	uint32_t pb_size;            /* its bytes on the wire */
+	int pb_compact;              /* tiny messages carry the compact form (pb.h) */
 	size_t pack_max;             /* packed copy up to this many user bytes */
 	int clock_ok;                /* this node's TSC is one clock for its ranks */
 	int rank, size;              /* in MPI_COMM_WORLD */
@@ -302,6 +304,9 @@ void hp_reorder_note(struct hp_mt *mt, uintptr_t comm, int tag, int src_world, i
 /* Remove the piggyback's bytes from a status's count.  Returns the user
  * bytes received. */
 uint64_t hp_status_fix(MPI_Status *st);
+/* `bytes` of data at src to the user's receive buffer of type dt, at most
+ * `cap` bytes (a non-contiguous type through MPI_Unpack). */
+void hp_copy_out(void *ubuf, MPI_Datatype dt, const char *src, uint64_t bytes, uint64_t cap);
 /* Complete requests the user freed while active (MPI_Request_free):
  * copy packed data to the user's buffer, free our resources. */
 void hp_orphans_poll(struct hp_mt *mt, int final);
@@ -367,6 +372,54 @@ static inline void hp_status_set_bytes(MPI_Status *st, int n)
 
 /* Units. */
 static inline int64_t hp_cyc_to_ns(int64_t c) { return (int64_t)((double)c * hp_mpi.ns_per_cyc); }
+
+/* The piggyback's size in front of `user` bytes (pb.h: compact form). */
+static inline uint32_t hp_pb_hdr(uint64_t user)
+{
+	return hp_mpi.pb_compact && user <= HP_PB_COMPACT_MAX ? (uint32_t)HP_PB_COMPACT : hp_mpi.pb_size;
+}
+
+/* A message of n bytes on the wire: its user bytes, with the piggyback's
+ * size in *hdr; -1 when it cannot carry one (a sender without hyprof, an
+ * empty message, MPI_UNDEFINED). */
+static inline int64_t hp_pb_split(int n, uint32_t *hdr)
+{
+	if (n == MPI_UNDEFINED || n < 0)
+		return -1;
+	if (hp_mpi.pb_compact && n >= HP_PB_COMPACT && n <= HP_PB_COMPACT + HP_PB_COMPACT_MAX) {
+		*hdr = HP_PB_COMPACT;
+		return n - HP_PB_COMPACT;
+	}
+	uint32_t min = hp_mpi.pb_size + (hp_mpi.pb_compact ? HP_PB_COMPACT_MAX + 1 : 0);
+	if ((uint32_t)n < min)
+		return -1;
+	*hdr = hp_mpi.pb_size;
+	return (int64_t)n - hp_mpi.pb_size;
+}
+
+/* Write the piggyback's `hdr` bytes on the wire at dst, or read them from
+ * src (the compact form: the delay only, no send time).  src may be pb. */
+static inline void hp_pb_put(void *dst, const struct hp_pb *pb, uint32_t hdr)
+{
+	if (hdr == HP_PB_COMPACT) {
+		uint16_t code = hp_pb_code16(pb->delay_ns);
+		memcpy(dst, &code, sizeof(code));
+	} else {
+		memcpy(dst, pb, hdr);
+	}
+}
+
+static inline void hp_pb_get(struct hp_pb *pb, const void *src, uint32_t hdr)
+{
+	if (hdr == HP_PB_COMPACT) {
+		uint16_t code;
+		memcpy(&code, src, sizeof(code));
+		pb->delay_ns = hp_pb_uncode16(code);
+		pb->send_tsc = 0;
+	} else if ((const void *)pb != src) {
+		memcpy(pb, src, hdr);
+	}
+}
 static inline int64_t hp_ns_to_cyc(int64_t n) { return (int64_t)((double)n * hp_mpi.cyc_per_ns); }
 
 /* Fortran. */

@@ -31,11 +31,11 @@ void hp_pb_fill(struct hp_mt *mt, struct hp_pb *pb, uint64_t now, uint64_t pre)
 
 uint64_t hp_status_fix(MPI_Status *st)
 {
-	int n = hp_status_bytes(st);
-	if (n == MPI_UNDEFINED)
-		return 0;
-	int user = n >= (int)hp_mpi.pb_size ? n - (int)hp_mpi.pb_size : 0;
-	hp_status_set_bytes(st, user);
+	uint32_t hdr;
+	int64_t user = hp_pb_split(hp_status_bytes(st), &hdr);
+	if (user < 0)
+		return 0; /* no piggyback (not one of ours): the count stands */
+	hp_status_set_bytes(st, (int)user);
 	return (uint64_t)user;
 }
 
@@ -65,7 +65,7 @@ static void recv_rule(struct hp_call *c, const struct hp_pb *pb, int src_world, 
 	hp_comp_begin(&k, (int64_t)c->t1, xb);
 	int64_t xs = hp_ns_to_cyc(pb->delay_ns);
 	int64_t s = (int64_t)c->t2;
-	if (hp_pb_same_clock(src_world) && (int64_t)pb->send_tsc < s)
+	if (pb->send_tsc && hp_pb_same_clock(src_world) && (int64_t)pb->send_tsc < s)
 		s = (int64_t)pb->send_tsc;
 	hp_comp_msg(&k, s, xs);
 	int64_t xn = hp_comp_delay(&k) - pre;
@@ -79,10 +79,56 @@ static void recv_rule(struct hp_call *c, const struct hp_pb *pb, int src_world, 
 	mt->tot.pb_recv++;
 }
 
-/* How a piggyback travels with `bytes` of data of this type. */
+/* How a piggyback travels with `bytes` of data of this type: a packed
+ * copy for small contiguous data, and for every tiny message when the
+ * compact form is on (its 2-byte header cannot be a struct's slot). */
 static inline int use_packed(const struct hp_typeinfo *ti, uint64_t bytes)
 {
-	return ti->contig && bytes <= hp_mpi.pack_max;
+	return (ti->contig && bytes <= hp_mpi.pack_max) ||
+	       (hp_mpi.pb_compact && bytes <= HP_PB_COMPACT_MAX);
+}
+
+/* The user's data into a packed copy, and out of one (`bytes` of data,
+ * at most `cap` delivered); non-contiguous types (tiny ones, see
+ * use_packed) through MPI_Pack and MPI_Unpack. */
+static void copy_in(char *dst, const void *buf, int count, MPI_Datatype dt,
+		    const struct hp_typeinfo *ti, uint64_t bytes)
+{
+	if (!bytes)
+		return;
+	if (ti->contig) {
+		memcpy(dst, buf, bytes);
+	} else {
+		int pos = 0;
+		PMPI_Pack(buf, count, dt, dst, (int)bytes, &pos, MPI_COMM_WORLD);
+	}
+}
+
+void hp_copy_out(void *ubuf, MPI_Datatype dt, const char *src, uint64_t bytes, uint64_t cap)
+{
+	uint64_t n = bytes < cap ? bytes : cap;
+	if (!n)
+		return;
+	struct hp_typeinfo ti_;
+	const struct hp_typeinfo *ti = dt == MPI_BYTE || dt == MPI_PACKED ? NULL : &ti_;
+	int contig = 1;
+	int tsize = 1;
+	if (ti) {
+		int k = 0;
+		MPI_Aint lb, ext, tlb, text;
+		if (PMPI_Type_size(dt, &k) != MPI_SUCCESS || k <= 0 ||
+		    PMPI_Type_get_extent(dt, &lb, &ext) != MPI_SUCCESS ||
+		    PMPI_Type_get_true_extent(dt, &tlb, &text) != MPI_SUCCESS)
+			return;
+		tsize = k;
+		contig = lb == 0 && tlb == 0 && ext == k && text == k;
+	}
+	if (contig) {
+		memcpy(ubuf, src, n);
+	} else {
+		int pos = 0;
+		PMPI_Unpack(src, (int)n, &pos, ubuf, (int)(n / (uint64_t)tsize), dt, MPI_COMM_WORLD);
+	}
 }
 
 /* ---- sends ------------------------------------------------------------------ */
@@ -96,16 +142,16 @@ static int send_prepare(struct hp_call *c, const void *buf, int count, MPI_Datat
 	struct hp_mt *mt = c->mt;
 	uint64_t bytes = (uint64_t)count * (uint64_t)ti->size;
 	if (use_packed(ti, bytes)) {
-		char *st = hp_stage(mt, 0, hp_mpi.pb_size + bytes);
+		uint32_t hdr = hp_pb_hdr(bytes);
+		char *st = hp_stage(mt, 0, hdr + bytes);
 		if (!st)
 			return MPI_ERR_NO_MEM;
-		if (bytes)
-			memcpy(st + hp_mpi.pb_size, buf, bytes);
+		copy_in(st + hdr, buf, count, dt, ti, bytes);
 		uint64_t cost = hp_pbc_packed(hp_mpi.pbc_send, bytes);
 		hp_pb_fill(mt, &mt->pb_s, c->t0, cost);
-		memcpy(st, &mt->pb_s, hp_mpi.pb_size);
+		hp_pb_put(st, &mt->pb_s, hdr);
 		*b = st;
-		*n = (int)(hp_mpi.pb_size + bytes);
+		*n = (int)(hdr + bytes);
 		*t = MPI_PACKED;
 		mt->tot.packed++;
 		hp_charge_pb(c, cost);
@@ -167,6 +213,7 @@ struct recv_plan {
 	MPI_Datatype t;
 	char *stage;
 	void *ubuf;
+	MPI_Datatype utype;
 	uint64_t cap;        /* user capacity in bytes */
 	struct hp_pb *slot;
 	uint64_t cost;       /* calibrated piggyback work (cycles) */
@@ -185,13 +232,17 @@ static int recv_prepare(struct hp_call *c, void *buf, int count, MPI_Datatype dt
 	p->owned = 0;
 	p->ubuf = buf;
 	p->slot = slot;
+	p->utype = dt;
 	if (use_packed(ti, p->cap)) {
-		p->stage = hp_stage(mt, which, hp_mpi.pb_size + p->cap);
+		/* room for the piggyback of a message as large as the capacity:
+		 * a longer one is truncated by MPI, as without the wrappers */
+		uint32_t hdr = hp_pb_hdr(p->cap);
+		p->stage = hp_stage(mt, which, hdr + p->cap);
 		if (!p->stage)
 			return MPI_ERR_NO_MEM;
 		p->packed = 1;
 		p->b = p->stage;
-		p->n = (int)(hp_mpi.pb_size + p->cap);
+		p->n = (int)(hdr + p->cap);
 		p->t = MPI_PACKED;
 		p->cost = hp_mpi.pbc_recv; /* + the copy, once its size is known */
 	} else {
@@ -216,21 +267,29 @@ static uint64_t recv_finish(struct hp_call *c, struct recv_plan *p, MPI_Status *
 	*ok = 0;
 	hp_charge_pb(c, p->cost);
 	int n = hp_status_bytes(st);
+	uint32_t hdr = 0;
+	int64_t u = hp_pb_split(n, &hdr);
 	/* A truncated message (MPI_ERR_TRUNCATE) reports its whole length in
-	 * the status (Open MPI) while only the buffer's capacity arrived: every
-	 * copy out of the staging buffer stops at the user's capacity. */
-	if (n == MPI_UNDEFINED || n < (int)hp_mpi.pb_size) {
+	 * the status (Open MPI) while only what was posted arrived: every copy
+	 * out of the staging buffer stops at the user's capacity and at what
+	 * arrived. */
+	if (u < 0) {
 		/* not one of ours: a sender without hyprof, or an empty message */
 		mt->tot.untracked++;
 		if (p->packed && n > 0 && n != MPI_UNDEFINED)
-			memcpy(p->ubuf, p->stage, (size_t)n < p->cap ? (size_t)n : p->cap);
+			hp_copy_out(p->ubuf, p->utype, p->stage, (uint64_t)n, p->cap);
 		return n > 0 && n != MPI_UNDEFINED ? (uint64_t)n : 0;
 	}
-	uint64_t user = (uint64_t)n - hp_mpi.pb_size;
+	uint64_t user = (uint64_t)u;
 	if (p->packed) {
-		memcpy(p->slot, p->stage, hp_mpi.pb_size);
-		if (user)
-			memcpy(p->ubuf, p->stage + hp_mpi.pb_size, user < p->cap ? user : p->cap);
+		uint64_t got = (uint64_t)p->n > hdr ? (uint64_t)p->n - hdr : 0;
+		if ((uint64_t)p->n >= hdr)
+			hp_pb_get(p->slot, p->stage, hdr);
+		hp_copy_out(p->ubuf, p->utype, p->stage + hdr, user < got ? user : got, p->cap);
+	} else if (hdr == HP_PB_COMPACT) {
+		/* a tiny message into a struct receive: all of it is in the slot */
+		hp_copy_out(p->ubuf, p->utype, (const char *)p->slot + HP_PB_COMPACT, user, p->cap);
+		hp_pb_get(p->slot, p->slot, hdr);
 	}
 	hp_status_set_bytes(st, (int)user);
 	*ok = 1;
@@ -484,22 +543,23 @@ int hp_w_sendrecv_replace(struct hp_call *c, __typeof__(&PMPI_Sendrecv_replace) 
 	int rc = PMPI_Pack_size(count, datatype, comm, &psize);
 	if (rc != MPI_SUCCESS)
 		return rc;
-	char *out = malloc(hp_mpi.pb_size + (size_t)psize + 1);
+	const struct hp_typeinfo *ti = hp_typeinfo(mt, datatype);
+	uint64_t sbytes = (uint64_t)count * (uint64_t)ti->size;
+	uint32_t hdr = hp_pb_hdr(sbytes);
+	char *out = malloc(hdr + (size_t)psize + 1);
 	if (!out)
 		return MPI_ERR_NO_MEM;
-	int pos = (int)hp_mpi.pb_size;
+	int pos = (int)hdr;
 	if (dest != MPI_PROC_NULL)
-		rc = PMPI_Pack(buf, count, datatype, out, (int)hp_mpi.pb_size + psize, &pos, comm);
+		rc = PMPI_Pack(buf, count, datatype, out, (int)hdr + psize, &pos, comm);
 	if (rc != MPI_SUCCESS) {
 		free(out);
 		return rc;
 	}
-	const struct hp_typeinfo *ti = hp_typeinfo(mt, datatype);
-	uint64_t sbytes = (uint64_t)count * (uint64_t)ti->size;
 	if (dest != MPI_PROC_NULL) {
 		uint64_t cost = hp_pbc_packed(hp_mpi.pbc_send, (uint64_t)psize);
 		hp_pb_fill(mt, &mt->pb_s, c->t0, cost);
-		memcpy(out, &mt->pb_s, hp_mpi.pb_size);
+		hp_pb_put(out, &mt->pb_s, hdr);
 		mt->tot.pb_msgs++;
 		mt->tot.packed++;
 		hp_charge_pb(c, cost);
@@ -551,20 +611,20 @@ int hp_w_isend(struct hp_call *c, __typeof__(&PMPI_Isend) pmpi, const void *buf,
 	int n;
 	MPI_Datatype t;
 	if (use_packed(ti, bytes)) {
-		char *st = req_stage(r, hp_mpi.pb_size + bytes);
+		uint32_t hdr = hp_pb_hdr(bytes);
+		char *st = req_stage(r, hdr + bytes);
 		if (!st) {
 			hp_req_free(r);
 			return MPI_ERR_NO_MEM;
 		}
-		if (bytes)
-			memcpy(st + hp_mpi.pb_size, buf, bytes);
+		copy_in(st + hdr, buf, count, datatype, ti, bytes);
 		uint64_t cost = hp_pbc_packed(hp_mpi.pbc_send, bytes) + hp_mpi.pbc_req;
 		hp_pb_fill(mt, &r->pb, c->t0, cost);
-		memcpy(st, &r->pb, hp_mpi.pb_size);
+		hp_pb_put(st, &r->pb, hdr);
 		r->scheme = HP_SCH_PACKED;
 		r->stage = st;
 		b = st;
-		n = (int)(hp_mpi.pb_size + bytes);
+		n = (int)(hdr + bytes);
 		t = MPI_PACKED;
 		mt->tot.packed++;
 		hp_charge_pb(c, cost);
@@ -616,13 +676,15 @@ static int post_recv(struct hp_call *c, struct hp_req *r, void *buf, int count, 
 	r->ucount = count;
 	r->utype = datatype;
 	if (use_packed(ti, cap)) {
-		char *st = req_stage(r, hp_mpi.pb_size + cap);
+		uint32_t hdr = hp_pb_hdr(cap);
+		char *st = req_stage(r, hdr + cap);
 		if (!st)
 			return MPI_ERR_NO_MEM;
 		r->scheme = HP_SCH_PACKED;
 		r->stage = st;
+		r->posted = (int)(hdr + cap);
 		*b = st;
-		*n = (int)(hp_mpi.pb_size + cap);
+		*n = (int)(hdr + cap);
 		*t = MPI_PACKED;
 		hp_charge_pb(c, hp_mpi.pbc_req);
 	} else {
@@ -750,6 +812,15 @@ int hp_w_psend(struct hp_call *c, __typeof__(&PMPI_Send_init) pmpi, const void *
 	if (!hp_mpi.pb_on || dest == MPI_PROC_NULL || count < 0) {
 		r->scheme = HP_SCH_NONE;
 		rc = pmpi(buf, count, datatype, dest, tag, comm, request);
+	} else if (hp_mpi.pb_compact && r->bytes <= HP_PB_COMPACT_MAX) {
+		/* tiny: the compact form, copied into the request's own stage at
+		 * each MPI_Start (the user refills the buffer between starts) */
+		r->stage = req_stage(r, HP_PB_COMPACT + r->bytes);
+		r->scheme = HP_SCH_PACKED;
+		r->ubuf = (void *)buf;
+		r->ucount = count;
+		r->utype = datatype;
+		rc = pmpi(r->stage, (int)(HP_PB_COMPACT + r->bytes), MPI_PACKED, dest, tag, comm, request);
 	} else {
 		/* persistent: the struct datatype, its piggyback slot filled at
 		 * each MPI_Start (the user refills the buffer between starts) */
@@ -781,9 +852,23 @@ int hp_w_precv(struct hp_call *c, __typeof__(&PMPI_Recv_init) pmpi, void *buf, i
 	r->tag = tag;
 	r->any_source = source == MPI_ANY_SOURCE;
 	int rc;
+	const struct hp_typeinfo *ti = hp_typeinfo(mt, datatype);
+	uint64_t cap = count > 0 ? (uint64_t)count * (uint64_t)ti->size : 0;
 	if (!hp_mpi.pb_on || source == MPI_PROC_NULL || count < 0) {
 		r->scheme = HP_SCH_NONE;
 		rc = pmpi(buf, count, datatype, source, tag, comm, request);
+	} else if (hp_mpi.pb_compact && cap <= HP_PB_COMPACT_MAX) {
+		/* tiny: into the request's stage (a struct's slot cannot hold
+		 * the compact form in front of the data), copied out at each
+		 * completion */
+		r->stage = req_stage(r, HP_PB_COMPACT + cap);
+		r->scheme = HP_SCH_PACKED;
+		r->posted = (int)(HP_PB_COMPACT + cap);
+		r->bytes = cap;
+		r->ubuf = buf;
+		r->ucount = count;
+		r->utype = datatype;
+		rc = pmpi(r->stage, r->posted, MPI_PACKED, source, tag, comm, request);
 	} else {
 		int owned, built;
 		r->st = hp_pb_struct(mt, &r->pb, buf, count, datatype, 0, &owned, &built);
@@ -793,6 +878,10 @@ int hp_w_precv(struct hp_call *c, __typeof__(&PMPI_Recv_init) pmpi, void *buf, i
 		}
 		r->st_owned = 1;
 		r->scheme = HP_SCH_STRUCT;
+		r->bytes = cap; /* a tiny message lands in the slot: copied out */
+		r->ubuf = buf;
+		r->ucount = count;
+		r->utype = datatype;
 		rc = pmpi(MPI_BOTTOM, 1, r->st, source, tag, comm, request);
 	}
 	hp_call_t2(c);
@@ -812,6 +901,15 @@ static void start_one(struct hp_call *c, struct hp_req *r)
 			mt->tot.pb_msgs++;
 			mt->tot.structs++;
 			hp_charge_pb(c, hp_mpi.pbc_struct_send + hp_mpi.pbc_req);
+		} else if (r->scheme == HP_SCH_PACKED) {
+			copy_in(r->stage + HP_PB_COMPACT, r->ubuf, r->ucount, r->utype,
+				hp_typeinfo(mt, r->utype), r->bytes);
+			uint64_t cost = hp_pbc_packed(hp_mpi.pbc_send, r->bytes);
+			hp_pb_fill(mt, &r->pb, c->t0, cost);
+			hp_pb_put(r->stage, &r->pb, HP_PB_COMPACT);
+			mt->tot.pb_msgs++;
+			mt->tot.packed++;
+			hp_charge_pb(c, cost + hp_mpi.pbc_req);
 		}
 		if (r->peer != MPI_PROC_NULL) {
 			const struct hp_comm *cm = hp_comm_get(mt, r->comm);

@@ -69,6 +69,7 @@ struct hp_req {
 	int st_owned;                /* st must be freed with the request */
 	char *stage;                 /* packed scheme: pb + data */
 	size_t stage_cap;            /* bytes of stage (inline or allocated) */
+	int posted;                  /* packed receive: bytes posted into stage */
 	char *heap_stage;            /* allocated stage kept across reuses */
 	size_t heap_cap;
 	uint64_t site_key;           /* the posting call site */

@@ -214,6 +214,8 @@ static const struct var vars[] = {
 	 V_BOOL, F(mpi_clock), .accepted = BOOL_ACCEPTED},
 	{{"HYPROF_MPI_MERGE", "1", "0: keep per-rank files, no merge at MPI_Finalize"},
 	 V_BOOL, F(mpi_merge), .accepted = BOOL_ACCEPTED},
+	{{"HYPROF_MPI_PB_COMPACT", "1", "0: tiny messages (8 bytes or less) carry the whole piggyback, not the 2-byte delay"},
+	 V_BOOL, F(mpi_pb_compact), .accepted = BOOL_ACCEPTED},
 	{{"HYPROF_MPI_PACK_MAX", HP_CFG_STR(HP_MPI_PACK_MAX_DEFAULT), "piggyback by packed copy up to this many bytes"},
 	 V_U64, F(mpi_pack_max), .lo = 0, .hi = 1u << 30,
 	 .accepted = "a number of bytes from 0 to 1073741824"},

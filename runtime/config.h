@@ -45,6 +45,7 @@ struct hp_config {
 	/* Read by libhyprof_mpi.so and calib/ (their getenv calls move here). */
 	int mpi_clock;           /* HYPROF_MPI_CLOCK: 0 = never compare TSCs across ranks */
 	int mpi_merge;           /* HYPROF_MPI_MERGE: 0 = no merge at MPI_Finalize */
+	int mpi_pb_compact;       /* HYPROF_MPI_PB_COMPACT: tiny messages carry the 2-byte piggyback */
 	uint64_t mpi_pack_max;   /* HYPROF_MPI_PACK_MAX: packed-copy piggyback limit, bytes */
 	uint64_t mpi_requests;   /* HYPROF_MPI_REQUESTS: request-table capacity */
 	double critical_path_warmup; /* HYPROF_CRITICAL_PATH_WARMUP: seconds */

@@ -77,9 +77,14 @@ correct)
   np=$1
   plain "$np" "$T/plain" "$B/mpi_correct"
   grep -q "^done $np ranks" "$T/plain" || fail "mpi_correct did not finish"
-  for cfg in "parallel default" "parallel 0" "parallel 1000000" "none default" "local default"; do
+  for cfg in "parallel default" "parallel 0" "parallel 1000000" "parallel nocompact" "none default" "local default"; do
     set -- $cfg
-    if [ "$2" = default ]; then unset HYPROF_MPI_PACK_MAX; else export HYPROF_MPI_PACK_MAX=$2; fi
+    unset HYPROF_MPI_PB_COMPACT
+    case $2 in
+    default) unset HYPROF_MPI_PACK_MAX ;;
+    nocompact) unset HYPROF_MPI_PACK_MAX; export HYPROF_MPI_PB_COMPACT=0 ;;
+    *) export HYPROF_MPI_PACK_MAX=$2 ;;
+    esac
     hp "$np" "$T/p" "$T/out" --compensate "$1" -- "$B/mpi_correct"
     same "$T/plain" "$T/out" "--compensate $1, packed copy up to ${2} bytes"
     $CHK fields "$T/p.json" "$np" || fail "the ranks list ($cfg)"
@@ -88,7 +93,7 @@ correct)
     fi
     rm -rf "$T/p" "$T/p.json"
   done
-  unset HYPROF_MPI_PACK_MAX ;;
+  unset HYPROF_MPI_PACK_MAX HYPROF_MPI_PB_COMPACT ;;
 fortran)
   for prog in mpi_fortran_usempi mpi_fortran_mpifh mpi_fortran_f08; do
     [ -x "$B/$prog" ] || skip "$prog was not built (no Fortran compiler)"

@@ -990,6 +990,114 @@ static void t_large(void)
 	free(buf);
 }
 
+/* Tiny messages, 0 to 12 bytes: the range of the compact piggyback (8 bytes
+ * or less) and its borders, probed, into exact, larger and much larger
+ * buffers (packed and struct schemes), from and into non-contiguous types,
+ * non-blocking, persistent, Sendrecv_replace, and truncated. */
+static void t_tiny(void)
+{
+	if (rank > 1)
+		return;
+	unsigned char src[16], big[4096];
+	for (int i = 0; i < 16; i++)
+		src[i] = (unsigned char)(0x40 + i);
+	MPI_Status st;
+	int cnt;
+	/* two ints with a hole between them: 8 bytes of data, not contiguous */
+	MPI_Datatype gap;
+	check(MPI_Type_vector(2, 1, 2, MPI_INT, &gap), "Type_vector");
+	check(MPI_Type_commit(&gap), "Type_commit");
+	if (rank == 0) {
+		for (int n = 0; n <= 12; n++) {
+			check(MPI_Send(src, n, MPI_BYTE, 1, 300 + n, MPI_COMM_WORLD), "Send");
+			check(MPI_Send(src, n, MPI_BYTE, 1, 320 + n, MPI_COMM_WORLD), "Send");
+		}
+		int g[3] = {11, -1, 22}, two[2] = {33, 44};
+		check(MPI_Send(g, 1, gap, 1, 340, MPI_COMM_WORLD), "Send gap");
+		check(MPI_Send(two, 2, MPI_INT, 1, 341, MPI_COMM_WORLD), "Send two");
+		MPI_Request r;
+		check(MPI_Isend(g, 1, gap, 1, 342, MPI_COMM_WORLD, &r), "Isend gap");
+		check(MPI_Wait(&r, MPI_STATUS_IGNORE), "Wait");
+		double d = 1.5;
+		check(MPI_Send_init(&d, 1, MPI_DOUBLE, 1, 343, MPI_COMM_WORLD, &r), "Send_init");
+		for (int k = 0; k < 3; k++) {
+			d = 1.5 + k;
+			check(MPI_Start(&r), "Start");
+			check(MPI_Wait(&r, MPI_STATUS_IGNORE), "Wait");
+		}
+		check(MPI_Request_free(&r), "Request_free");
+		int v = 5;
+		check(MPI_Sendrecv_replace(&v, 1, MPI_INT, 1, 344, 1, 345, MPI_COMM_WORLD, &st), "Sendrecv_replace");
+		say("tiny replace: %d", v);
+		check(MPI_Send(src, 8, MPI_BYTE, 1, 346, MPI_COMM_WORLD), "Send");
+		check(MPI_Send(src, 12, MPI_BYTE, 1, 347, MPI_COMM_WORLD), "Send");
+		check(MPI_Send(src, 8, MPI_BYTE, 1, 348, MPI_COMM_WORLD), "Send");
+	} else {
+		for (int n = 0; n <= 12; n++) {
+			unsigned char b[16];
+			memset(b, 0xee, sizeof(b));
+			check(MPI_Probe(0, 300 + n, MPI_COMM_WORLD, &st), "Probe");
+			MPI_Get_count(&st, MPI_BYTE, &cnt);
+			check(MPI_Recv(b, n, MPI_BYTE, 0, 300 + n, MPI_COMM_WORLD, &st), "Recv exact");
+			say("tiny %d exact: probed %d", n, cnt);
+			status_line("  status", &st, MPI_BYTE);
+			say("  data %u past %d", sum_bytes(b, (size_t)n), b[n]);
+			memset(big, 0xee, sizeof(big));
+			check(MPI_Recv(big, (int)sizeof(big), MPI_BYTE, 0, 320 + n, MPI_COMM_WORLD, &st), "Recv big");
+			status_line("  big status", &st, MPI_BYTE);
+			say("  big data %u past %d", sum_bytes(big, (size_t)n), big[n]);
+		}
+		int g[3] = {0, -9, 0}, two[2] = {0, 0};
+		check(MPI_Recv(two, 2, MPI_INT, 0, 340, MPI_COMM_WORLD, &st), "Recv two");
+		status_line("tiny gap->two", &st, MPI_INT);
+		say("  %d %d", two[0], two[1]);
+		check(MPI_Recv(g, 1, gap, 0, 341, MPI_COMM_WORLD, &st), "Recv gap");
+		status_line("tiny two->gap", &st, gap);
+		say("  %d %d %d", g[0], g[1], g[2]);
+		g[0] = g[2] = 0;
+		MPI_Request r;
+		check(MPI_Irecv(g, 1, gap, 0, 342, MPI_COMM_WORLD, &r), "Irecv gap");
+		check(MPI_Wait(&r, &st), "Wait");
+		status_line("tiny igap", &st, gap);
+		say("  %d %d %d", g[0], g[1], g[2]);
+		double d = 0, dbig[600];
+		check(MPI_Recv_init(&d, 1, MPI_DOUBLE, 0, 343, MPI_COMM_WORLD, &r), "Recv_init");
+		for (int k = 0; k < 2; k++) {
+			check(MPI_Start(&r), "Start");
+			check(MPI_Wait(&r, &st), "Wait");
+			status_line("tiny persistent", &st, MPI_DOUBLE);
+			say("  %.1f", d);
+		}
+		check(MPI_Request_free(&r), "Request_free");
+		/* the third one into a persistent receive of a large buffer */
+		check(MPI_Recv_init(dbig, 600, MPI_DOUBLE, 0, 343, MPI_COMM_WORLD, &r), "Recv_init big");
+		check(MPI_Start(&r), "Start");
+		check(MPI_Wait(&r, &st), "Wait");
+		status_line("tiny persistent big", &st, MPI_DOUBLE);
+		say("  %.1f", dbig[0]);
+		check(MPI_Request_free(&r), "Request_free");
+		int v = 6;
+		check(MPI_Sendrecv_replace(&v, 1, MPI_INT, 0, 345, 0, 344, MPI_COMM_WORLD, &st), "Sendrecv_replace");
+		status_line("tiny replace", &st, MPI_INT);
+		say("  %d", v);
+		/* truncated: 8 bytes into 4 (the message's first 4 bytes arrive),
+		 * 12 bytes into 8 and 8 into 0 (error only) */
+		unsigned char b[16];
+		memset(b, 0xee, sizeof(b));
+		int rc = MPI_Recv(b, 4, MPI_BYTE, 0, 346, MPI_COMM_WORLD, &st);
+		int cls = -1;
+		MPI_Error_class(rc, &cls);
+		say("tiny truncate 8 into 4: class truncate %d data %u past %d", cls == MPI_ERR_TRUNCATE, sum_bytes(b, 4), b[4]);
+		rc = MPI_Recv(b, 8, MPI_BYTE, 0, 347, MPI_COMM_WORLD, &st);
+		MPI_Error_class(rc, &cls);
+		say("tiny truncate 12 into 8: class truncate %d past %d", cls == MPI_ERR_TRUNCATE, b[8]);
+		rc = MPI_Recv(b, 0, MPI_BYTE, 0, 348, MPI_COMM_WORLD, &st);
+		MPI_Error_class(rc, &cls);
+		say("tiny truncate 8 into 0: class truncate %d", cls == MPI_ERR_TRUNCATE);
+	}
+	MPI_Type_free(&gap);
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -1017,6 +1125,7 @@ int main(int argc, char **argv)
 	t_truncate();
 	t_apps();
 	t_large();
+	t_tiny();
 	MPI_Barrier(MPI_COMM_WORLD);
 	/* everyone's lines, in rank order */
 	int len = (int)loglen, *lens = NULL, *displs = NULL;

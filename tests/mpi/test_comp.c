@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "mpiwrap/comp.h"
+#include "mpiwrap/pb.h"
 
 enum op_kind { END = 0, COMP, SEND, RECV, RECV_ANY, WAITALL2, COLL_ALL, COLL_BCAST, COLL_REDUCE };
 
@@ -481,9 +482,49 @@ static int check_reorder_tracker(void)
 	return fails;
 }
 
+/* The compact piggyback's 16-bit delay (mpiwrap/pb.h): exact below 1024 ns,
+ * relative error at most 1/1024 above, monotonic, every int64 delay coded. */
+static int check_code16(void)
+{
+	int fails = 0;
+	for (int64_t v = -5; v < 1024; v++)
+		if (hp_pb_uncode16(hp_pb_code16(v)) != (v > 0 ? v : 0)) {
+			fprintf(stderr, "code16: %" PRId64 " not exact\n", v);
+			fails++;
+			break;
+		}
+	uint64_t x = 88172645463325252ull;
+	int64_t prev = 0;
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		int64_t v = (int64_t)(x >> (1 + x % 62)); /* every magnitude */
+		int64_t d = hp_pb_uncode16(hp_pb_code16(v));
+		double rel = v > 0 ? ((double)d - (double)v) / (double)v : 0;
+		if (v > 0 && (rel > 1.0 / 1024 || rel < -1.0 / 1024)) {
+			fprintf(stderr, "code16: %" PRId64 " -> %" PRId64 " (%.2e)\n", v, d, rel);
+			fails++;
+			break;
+		}
+	}
+	for (int64_t v = 1; v > 0 && v < INT64_MAX / 3; v = v * 3 + 1) {
+		int64_t d = hp_pb_uncode16(hp_pb_code16(v));
+		if (d < prev) {
+			fprintf(stderr, "code16: not monotonic at %" PRId64 "\n", v);
+			fails++;
+			break;
+		}
+		prev = d;
+	}
+	if (hp_pb_uncode16(hp_pb_code16(INT64_MAX)) < INT64_MAX / 1024 * 1023) {
+		fprintf(stderr, "code16: INT64_MAX\n");
+		fails++;
+	}
+	return fails;
+}
+
 int main(void)
 {
-	int fails = check_paper_formulas() + check_reorder_tracker();
+	int fails = check_paper_formulas() + check_reorder_tracker() + check_code16();
 	size_t n = sizeof(cases) / sizeof(cases[0]);
 	verbose = getenv("HP_TEST_VERBOSE") != NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -491,6 +532,6 @@ int main(void)
 			fprintf(stderr, "%s\n", cases[i].name);
 		fails += check(&cases[i], 1) + check(&cases[i], 0);
 	}
-	printf("%zu scenarios x 2 rules, paper formulas, reorder tracker: %d failure(s)\n", n, fails);
+	printf("%zu scenarios x 2 rules, paper formulas, reorder tracker, compact delay code: %d failure(s)\n", n, fails);
 	return fails ? 1 : 0;
 }
