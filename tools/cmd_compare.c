@@ -29,7 +29,7 @@
 
 int cmd_compare(int argc, char **argv);
 
-enum { C_JSON = 1000, C_TOP, C_THRESHOLD, C_RAW, C_HTML, C_OUT };
+enum { C_JSON = 1000, C_TOP, C_THRESHOLD, C_RAW, C_HTML, C_OUT, C_NOFOLD };
 
 static const struct tool_opt compare_opts[] = {
 	{"json", 0, NULL, NULL, "print JSON", C_JSON},
@@ -38,6 +38,7 @@ static const struct tool_opt compare_opts[] = {
 	{"raw", 0, NULL, NULL, "use raw (uncompensated) times of measured profiles", C_RAW},
 	{"html", 0, NULL, NULL, "write one self-contained interactive HTML page (needs -o FILE)", C_HTML},
 	{"output", 'o', "FILE", NULL, "with --html: the page to write (written atomically)", C_OUT},
+	{"no-fold", 0, NULL, NULL, "keep every frame of hyprof's own code (by default MPI wrapper frames fold into the MPI call)", C_NOFOLD},
 	{NULL, 0, NULL, NULL, NULL, 0},
 };
 static const char compare_usage[] = "hyprof compare [options] A B";
@@ -258,6 +259,7 @@ int cmd_compare(int argc, char **argv)
 	const char *outpath = NULL;
 	long top = -1;
 	double threshold = 5;
+	unsigned lopts = 0;
 	int c;
 	while ((c = tool_getopt("compare", argc, argv, compare_opts, compare_usage, compare_intro, 0)) !=
 	       -1) {
@@ -269,6 +271,7 @@ int cmd_compare(int argc, char **argv)
 		case C_RAW: raw = 1; break;
 		case C_HTML: html = 1; break;
 		case C_OUT: outpath = optarg; break;
+		case C_NOFOLD: lopts |= MODEL_NO_FOLD; break;
 		case C_TOP:
 			if (tool_parse_u64(optarg, &u) < 0 || u > 1000000000)
 				return tool_usage("compare", "--top needs a number, not '%s'", optarg);
@@ -293,7 +296,7 @@ int cmd_compare(int argc, char **argv)
 	struct hp_model m[2];
 	char err[1024];
 	for (int i = 0; i < 2; i++) {
-		if (model__load(&m[i], argv[optind + i], err, sizeof err) < 0) {
+		if (model__load_opts(&m[i], argv[optind + i], lopts, err, sizeof err) < 0) {
 			if (i)
 				model__free(&m[0]);
 			return tool_err("%s", err);

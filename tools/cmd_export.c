@@ -18,7 +18,7 @@
 int cmd_export(int argc, char **argv);
 
 enum { X_FORMAT = 1000, X_OUT, X_RANK, X_THREAD, X_VALUE, X_SPLIT, X_MINW, X_WIDTH, X_TITLE,
-       X_QUIET, X_DEPTH };
+       X_QUIET, X_DEPTH, X_NOFOLD };
 
 static const struct tool_opt export_opts[] = {
 	{"format", 'f', "F", NULL, "pprof | folded | speedscope | tau | svg (required)", X_FORMAT},
@@ -38,6 +38,7 @@ static const struct tool_opt export_opts[] = {
 	{"min-width", 0, "PCT", NULL, "svg: prune frames narrower than PCT% of the total (default 0.05)",
 	 X_MINW},
 	{"width", 0, "PX", NULL, "svg: image width in pixels (default 1200)", X_WIDTH},
+	{"no-fold", 0, NULL, NULL, "keep every frame of hyprof's own code (by default MPI wrapper frames fold into the MPI call)", X_NOFOLD},
 	{"title", 0, "TEXT", NULL, "svg: title (default: the program)", X_TITLE},
 	{"callpath-depth", 0, "D", NULL,
 	 "tau: name call paths by their last D frames, like TAU_CALLPATH_DEPTH (default 0 = all)",
@@ -81,6 +82,7 @@ int cmd_export(int argc, char **argv)
 	struct export_opts o;
 	const char *format = NULL, *out = NULL;
 	int quiet = 0, c;
+	unsigned lopts = 0;
 
 	export__opts_init(&o);
 	while ((c = tool_getopt("export", argc, argv, export_opts, export_usage, export_intro, 0)) !=
@@ -147,6 +149,9 @@ int cmd_export(int argc, char **argv)
 		case X_TITLE:
 			o.title = optarg;
 			break;
+		case X_NOFOLD:
+			lopts |= MODEL_NO_FOLD;
+			break;
 		case X_QUIET:
 		case 'q':
 			quiet = 1;
@@ -189,7 +194,7 @@ int cmd_export(int argc, char **argv)
 
 	struct hp_model m;
 	char err[1024] = "";
-	if (model__load(&m, argv[optind], err, sizeof err) < 0)
+	if (model__load_opts(&m, argv[optind], lopts, err, sizeof err) < 0)
 		return tool_err("%s", err);
 
 	int rc;

@@ -5,7 +5,8 @@
  * The value is the path's own (self) value: samples by default, or with
  * --value time its primary time in nanoseconds, or with --value calls its
  * probe calls.  Paths whose value rounds to 0 are left out.  Inlined frames
- * carry flamegraph.pl's "_[i]" suffix; ';' and line breaks inside names are
+ * carry flamegraph.pl's "_[i]" suffix, hyprof's own code " [hyprof]" (as in
+ * the report); ';' and line breaks inside names are
  * replaced ('; ' -> ':', newline -> ' ') so that every line parses.
  * Thread-safe: yes.
  */
@@ -70,6 +71,8 @@ static int folded_pre(struct hp_tnode *n, struct hp_tnode **path, int depth, voi
 			f->buf[i] = ' ';
 	}
 	if ((n->flags & HP_T_INLINED) && fold_append(f, "_[i]", 4) < 0)
+		return -ENOMEM;
+	if (n->fn && n->fn->is_measurement && fold_append(f, " [hyprof]", 9) < 0)
 		return -ENOMEM;
 	if (depth < (int)f->ocap)
 		f->off[depth] = f->len;

@@ -107,3 +107,15 @@ print(f"e2e_mpi_fold: total {fold['total']:.3f} s, hyprof's own {hf:.3f} s, {len
       f"hyprof nodes, {calls} MPI call nodes under the program's functions, {len(fails)} failed")
 sys.exit(1 if fails else 0)
 PY
+[ $? -eq 0 ] || exit 1
+# the exports and compare fold the same way, and keep every frame with --no-fold
+"$HYPROF_BIN" export -f folded --value time "$T/p" >"$T/f.txt" 2>"$T/x.err" || { echo "FAIL: export"; cat "$T/x.err"; exit 1; }
+"$HYPROF_BIN" export -f folded --value time --no-fold "$T/p" >"$T/nf.txt" 2>"$T/x.err" ||
+	{ echo "FAIL: export --no-fold"; cat "$T/x.err"; exit 1; }
+if grep -q 'hpw_MPI_' "$T/f.txt"; then echo "FAIL: folded export shows the wrapper layer"; exit 1; fi
+grep -q 'hp_w_\|hpw_MPI_' "$T/nf.txt" || { echo "FAIL: export --no-fold shows no wrapper frame"; exit 1; }
+grep -q ' \[hyprof\]' "$T/f.txt" || { echo "FAIL: folded export does not mark hyprof's own frames"; exit 1; }
+"$HYPROF_BIN" compare --json --no-fold "$T/p" "$T/p" >"$T/c.json" 2>"$T/x.err" ||
+	{ echo "FAIL: compare --no-fold"; cat "$T/x.err"; exit 1; }
+echo "e2e_mpi_fold: exports and compare: ok"
+exit 0
