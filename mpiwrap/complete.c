@@ -73,7 +73,7 @@ static int recv_done(struct hp_mt *mt, struct hp_req *r, MPI_Status *st, struct 
 		if (!r->delivered) {
 			mt->tot.untracked++;
 			if (r->scheme == HP_SCH_PACKED && n > 0)
-				hp_copy_out(r->ubuf, r->utype, r->stage, (uint64_t)n, r->bytes);
+				hp_copy_out(mt, r->ubuf, r->utype, r->stage, (uint64_t)n, r->bytes);
 		}
 		r->delivered = 1;
 		*user = n > 0 ? (uint64_t)n : 0;
@@ -88,10 +88,10 @@ static int recv_done(struct hp_mt *mt, struct hp_req *r, MPI_Status *st, struct 
 			uint64_t got = (uint64_t)r->posted > hdr ? (uint64_t)r->posted - hdr : 0;
 			if ((uint64_t)r->posted >= hdr)
 				hp_pb_get(&r->pb, r->stage, hdr);
-			hp_copy_out(r->ubuf, r->utype, r->stage + hdr, *user < got ? *user : got, r->bytes);
+			hp_copy_out(mt, r->ubuf, r->utype, r->stage + hdr, *user < got ? *user : got, r->bytes);
 		} else if (hdr == HP_PB_COMPACT) {
 			/* a tiny message into a struct receive: all in the slot */
-			hp_copy_out(r->ubuf, r->utype, (const char *)&r->pb + HP_PB_COMPACT, *user, r->bytes);
+			hp_copy_out(mt, r->ubuf, r->utype, (const char *)&r->pb + HP_PB_COMPACT, *user, r->bytes);
 			hp_pb_get(&r->pb, &r->pb, hdr);
 		}
 	}

@@ -268,7 +268,13 @@ MPI_Datatype hp_pb_struct(struct hp_mt *mt, const void *slot, const void *buf, i
 			  MPI_Datatype type, int cache, int *owned, int *built);
 /* The per-thread staging buffer `which` (0 send, 1 receive) of at least n
  * bytes; NULL when out of memory. */
-char *hp_stage(struct hp_mt *mt, int which, size_t n);
+char *hp_stage_grow(struct hp_mt *mt, int which, size_t n);
+static inline char *hp_stage(struct hp_mt *mt, int which, size_t n)
+{
+	if (__builtin_expect(n <= mt->stage_cap[which], 1))
+		return mt->stage[which];
+	return hp_stage_grow(mt, which, n);
+}
 void *hp_scratch(struct hp_mt *mt, size_t n);
 
 /* ---- communicators (comm.c) ------------------------------------------- */
@@ -306,7 +312,8 @@ void hp_reorder_note(struct hp_mt *mt, uintptr_t comm, int tag, int src_world, i
 uint64_t hp_status_fix(MPI_Status *st);
 /* `bytes` of data at src to the user's receive buffer of type dt, at most
  * `cap` bytes (a non-contiguous type through MPI_Unpack). */
-void hp_copy_out(void *ubuf, MPI_Datatype dt, const char *src, uint64_t bytes, uint64_t cap);
+void hp_copy_out(struct hp_mt *mt, void *ubuf, MPI_Datatype dt, const char *src, uint64_t bytes,
+		 uint64_t cap);
 /* Complete requests the user freed while active (MPI_Request_free):
  * copy packed data to the user's buffer, free our resources. */
 void hp_orphans_poll(struct hp_mt *mt, int final);

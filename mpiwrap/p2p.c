@@ -104,30 +104,18 @@ static void copy_in(char *dst, const void *buf, int count, MPI_Datatype dt,
 	}
 }
 
-void hp_copy_out(void *ubuf, MPI_Datatype dt, const char *src, uint64_t bytes, uint64_t cap)
+void hp_copy_out(struct hp_mt *mt, void *ubuf, MPI_Datatype dt, const char *src, uint64_t bytes,
+		 uint64_t cap)
 {
 	uint64_t n = bytes < cap ? bytes : cap;
 	if (!n)
 		return;
-	struct hp_typeinfo ti_;
-	const struct hp_typeinfo *ti = dt == MPI_BYTE || dt == MPI_PACKED ? NULL : &ti_;
-	int contig = 1;
-	int tsize = 1;
-	if (ti) {
-		int k = 0;
-		MPI_Aint lb, ext, tlb, text;
-		if (PMPI_Type_size(dt, &k) != MPI_SUCCESS || k <= 0 ||
-		    PMPI_Type_get_extent(dt, &lb, &ext) != MPI_SUCCESS ||
-		    PMPI_Type_get_true_extent(dt, &tlb, &text) != MPI_SUCCESS)
-			return;
-		tsize = k;
-		contig = lb == 0 && tlb == 0 && ext == k && text == k;
-	}
-	if (contig) {
+	const struct hp_typeinfo *ti = hp_typeinfo(mt, dt);
+	if (ti->contig || ti->size <= 0) {
 		memcpy(ubuf, src, n);
 	} else {
 		int pos = 0;
-		PMPI_Unpack(src, (int)n, &pos, ubuf, (int)(n / (uint64_t)tsize), dt, MPI_COMM_WORLD);
+		PMPI_Unpack(src, (int)n, &pos, ubuf, (int)(n / (uint64_t)ti->size), dt, MPI_COMM_WORLD);
 	}
 }
 
@@ -214,6 +202,7 @@ struct recv_plan {
 	char *stage;
 	void *ubuf;
 	MPI_Datatype utype;
+	int ucontig;         /* the user's type is contiguous (a plain copy) */
 	uint64_t cap;        /* user capacity in bytes */
 	struct hp_pb *slot;
 	uint64_t cost;       /* calibrated piggyback work (cycles) */
@@ -233,6 +222,7 @@ static int recv_prepare(struct hp_call *c, void *buf, int count, MPI_Datatype dt
 	p->ubuf = buf;
 	p->slot = slot;
 	p->utype = dt;
+	p->ucontig = ti->contig;
 	if (use_packed(ti, p->cap)) {
 		/* room for the piggyback of a message as large as the capacity:
 		 * a longer one is truncated by MPI, as without the wrappers */
@@ -259,6 +249,19 @@ static int recv_prepare(struct hp_call *c, void *buf, int count, MPI_Datatype dt
 	return MPI_SUCCESS;
 }
 
+/* `bytes` at src into the receive's buffer, at most its capacity. */
+static inline void plan_copy_out(struct hp_mt *mt, const struct recv_plan *p, const char *src,
+				 uint64_t bytes)
+{
+	if (p->ucontig) {
+		uint64_t n = bytes < p->cap ? bytes : p->cap;
+		if (n)
+			memcpy(p->ubuf, src, n);
+	} else {
+		hp_copy_out(mt, p->ubuf, p->utype, src, bytes, p->cap);
+	}
+}
+
 /* After the PMPI receive: move packed data, fix the status.  Returns the
  * user bytes received; *ok = 0 when the message carried no piggyback. */
 static uint64_t recv_finish(struct hp_call *c, struct recv_plan *p, MPI_Status *st, int *ok)
@@ -277,7 +280,7 @@ static uint64_t recv_finish(struct hp_call *c, struct recv_plan *p, MPI_Status *
 		/* not one of ours: a sender without hyprof, or an empty message */
 		mt->tot.untracked++;
 		if (p->packed && n > 0 && n != MPI_UNDEFINED)
-			hp_copy_out(p->ubuf, p->utype, p->stage, (uint64_t)n, p->cap);
+			plan_copy_out(mt, p, p->stage, (uint64_t)n);
 		return n > 0 && n != MPI_UNDEFINED ? (uint64_t)n : 0;
 	}
 	uint64_t user = (uint64_t)u;
@@ -285,10 +288,10 @@ static uint64_t recv_finish(struct hp_call *c, struct recv_plan *p, MPI_Status *
 		uint64_t got = (uint64_t)p->n > hdr ? (uint64_t)p->n - hdr : 0;
 		if ((uint64_t)p->n >= hdr)
 			hp_pb_get(p->slot, p->stage, hdr);
-		hp_copy_out(p->ubuf, p->utype, p->stage + hdr, user < got ? user : got, p->cap);
+		plan_copy_out(mt, p, p->stage + hdr, user < got ? user : got);
 	} else if (hdr == HP_PB_COMPACT) {
 		/* a tiny message into a struct receive: all of it is in the slot */
-		hp_copy_out(p->ubuf, p->utype, (const char *)p->slot + HP_PB_COMPACT, user, p->cap);
+		plan_copy_out(mt, p, (const char *)p->slot + HP_PB_COMPACT, user);
 		hp_pb_get(p->slot, p->slot, hdr);
 	}
 	hp_status_set_bytes(st, (int)user);

@@ -103,7 +103,7 @@ MPI_Datatype hp_pb_struct(struct hp_mt *mt, const void *slot, const void *buf, i
 	return e->st;
 }
 
-char *hp_stage(struct hp_mt *mt, int which, size_t n)
+char *hp_stage_grow(struct hp_mt *mt, int which, size_t n)
 {
 	if (n <= mt->stage_cap[which])
 		return mt->stage[which];
