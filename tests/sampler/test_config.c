@@ -17,7 +17,7 @@
 
 enum field { F_NONE, F_PERIOD, F_FREQ, F_UNWIND, F_MODE, F_MODE_SET, F_COMP, F_SIGNO, F_MAXOV,
 	     F_QUIET, F_PERRANK, F_MAXNODES, F_DELAY, F_LIVE, F_CALIB, F_LIVEIV, F_RECAL, F_MPICLOCK,
-	     F_MPIMERGE, F_PACKMAX, F_REQS, F_WARMUP, F_BUDGETDBG, F_NUMERIC_END, F_EVENT, F_OUTPUT,
+	     F_MPIMERGE, F_PBCOMPACT, F_PACKMAX, F_REQS, F_WARMUP, F_BUDGETDBG, F_NUMERIC_END, F_EVENT, F_OUTPUT,
 	     F_FILTER, F_CRIT };
 
 struct tcase {
@@ -129,6 +129,9 @@ static const struct tcase cases[] = {
 	{__LINE__, NULL, NULL, 1, F_MPIMERGE, 1, NULL},
 	{__LINE__, "HYPROF_MPI_MERGE", "no", 1, F_MPIMERGE, 0, NULL},
 	{__LINE__, "HYPROF_MPI_MERGE", "sometimes", 0, F_NONE, 0, "1 or 0"},
+	{__LINE__, NULL, NULL, 1, F_PBCOMPACT, 1, NULL},
+	{__LINE__, "HYPROF_MPI_PB_COMPACT", "0", 1, F_PBCOMPACT, 0, NULL},
+	{__LINE__, "HYPROF_MPI_PB_COMPACT", "tiny", 0, F_NONE, 0, "1 or 0"},
 	{__LINE__, NULL, NULL, 1, F_PACKMAX, 2048, NULL},
 	{__LINE__, "HYPROF_MPI_PACK_MAX", "0", 1, F_PACKMAX, 0, NULL},
 	{__LINE__, "HYPROF_MPI_PACK_MAX", "2G", 0, F_NONE, 0, "HYPROF_MPI_PACK_MAX"},
@@ -148,7 +151,7 @@ static const char *const vars[] = {
 	"HYPROF_COMPENSATE", "HYPROF_SIGNAL", "HYPROF_FILTER", "HYPROF_MAX_OVERHEAD",
 	"HYPROF_CRITICAL_PATH", "HYPROF_QUIET", "HYPROF_PER_RANK", "HYPROF_MAX_NODES",
 	"HYPROF_TEST_PROBE_DELAY_NS", "HYPROF_LIVE", "HYPROF_CALIBRATE", "HYPROF_LIVE_INTERVAL",
-	"HYPROF_RECAL_MS", "HYPROF_MPI_CLOCK", "HYPROF_MPI_MERGE", "HYPROF_MPI_PACK_MAX",
+	"HYPROF_RECAL_MS", "HYPROF_MPI_CLOCK", "HYPROF_MPI_MERGE", "HYPROF_MPI_PB_COMPACT", "HYPROF_MPI_PACK_MAX",
 	"HYPROF_MPI_REQUESTS", "HYPROF_CRITICAL_PATH_WARMUP", "HYPROF_BUDGET_DEBUG", NULL};
 
 /* A fractional value as a test row writes it: -N stands for N/1000. */
@@ -178,6 +181,7 @@ static long long value(const struct hp_config *c, enum field f)
 	case F_RECAL: return milli(c->recal_ms);
 	case F_MPICLOCK: return c->mpi_clock;
 	case F_MPIMERGE: return c->mpi_merge;
+	case F_PBCOMPACT: return c->mpi_pb_compact;
 	case F_PACKMAX: return (long long)c->mpi_pack_max;
 	case F_REQS: return (long long)c->mpi_requests;
 	case F_WARMUP: return milli(c->critical_path_warmup);
