@@ -57,7 +57,7 @@ static int recv_done(struct hp_mt *mt, struct hp_req *r, MPI_Status *st, struct 
 		     uint64_t *user)
 {
 	*user = 0;
-	int n = hp_status_bytes(st);
+	int64_t n = hp_status_bytes(st);
 	if (n == MPI_UNDEFINED)
 		n = 0;
 	if (r->scheme == HP_SCH_NONE) {
@@ -97,7 +97,7 @@ static int recv_done(struct hp_mt *mt, struct hp_req *r, MPI_Status *st, struct 
 	}
 	r->delivered = 1;
 	memcpy(pb, &r->pb, hp_mpi.pb_size);
-	hp_status_set_bytes(st, (int)*user);
+	hp_status_set_bytes(st, (int64_t)*user);
 	return 1;
 }
 

@@ -356,24 +356,24 @@ int hp_mpi_write_kv(struct hp_writer *w, const struct hp_mpi_rankvals *v, int ra
  * status itself (_ucount): read and written directly, two calls fewer per
  * message; any other MPI goes through the API. */
 #if defined(OPEN_MPI) && OMPI_MAJOR_VERSION == 4
-static inline int hp_status_bytes(const MPI_Status *st)
+static inline int64_t hp_status_bytes(const MPI_Status *st)
 {
-	return st->_ucount > 0x7fffffff ? MPI_UNDEFINED : (int)st->_ucount;
+	return st->_ucount > (size_t)INT64_MAX ? MPI_UNDEFINED : (int64_t)st->_ucount;
 }
-static inline void hp_status_set_bytes(MPI_Status *st, int n)
+static inline void hp_status_set_bytes(MPI_Status *st, int64_t n)
 {
 	st->_ucount = (size_t)n;
 }
 #else
-static inline int hp_status_bytes(const MPI_Status *st)
+static inline int64_t hp_status_bytes(const MPI_Status *st)
 {
-	int n = MPI_UNDEFINED;
-	PMPI_Get_count(st, MPI_BYTE, &n);
-	return n;
+	MPI_Count n = MPI_UNDEFINED;
+	PMPI_Get_elements_x(st, MPI_BYTE, &n);
+	return (int64_t)n;
 }
-static inline void hp_status_set_bytes(MPI_Status *st, int n)
+static inline void hp_status_set_bytes(MPI_Status *st, int64_t n)
 {
-	PMPI_Status_set_elements(st, MPI_BYTE, n);
+	PMPI_Status_set_elements_x(st, MPI_BYTE, (MPI_Count)n);
 }
 #endif
 
@@ -389,7 +389,7 @@ static inline uint32_t hp_pb_hdr(uint64_t user)
 /* A message of n bytes on the wire: its user bytes, with the piggyback's
  * size in *hdr; -1 when it cannot carry one (a sender without hyprof, an
  * empty message, MPI_UNDEFINED). */
-static inline int64_t hp_pb_split(int n, uint32_t *hdr)
+static inline int64_t hp_pb_split(int64_t n, uint32_t *hdr)
 {
 	if (n == MPI_UNDEFINED || n < 0)
 		return -1;
@@ -398,10 +398,10 @@ static inline int64_t hp_pb_split(int n, uint32_t *hdr)
 		return n - HP_PB_COMPACT;
 	}
 	uint32_t min = hp_mpi.pb_size + (hp_mpi.pb_compact ? HP_PB_COMPACT_MAX + 1 : 0);
-	if ((uint32_t)n < min)
+	if (n < (int64_t)min)
 		return -1;
 	*hdr = hp_mpi.pb_size;
-	return (int64_t)n - hp_mpi.pb_size;
+	return n - hp_mpi.pb_size;
 }
 
 /* Write the piggyback's `hdr` bytes on the wire at dst, or read them from

@@ -35,7 +35,7 @@ uint64_t hp_status_fix(MPI_Status *st)
 	int64_t user = hp_pb_split(hp_status_bytes(st), &hdr);
 	if (user < 0)
 		return 0; /* no piggyback (not one of ours): the count stands */
-	hp_status_set_bytes(st, (int)user);
+	hp_status_set_bytes(st, user);
 	return (uint64_t)user;
 }
 
@@ -269,7 +269,7 @@ static uint64_t recv_finish(struct hp_call *c, struct recv_plan *p, MPI_Status *
 	struct hp_mt *mt = c->mt;
 	*ok = 0;
 	hp_charge_pb(c, p->cost);
-	int n = hp_status_bytes(st);
+	int64_t n = hp_status_bytes(st);
 	uint32_t hdr = 0;
 	int64_t u = hp_pb_split(n, &hdr);
 	/* A truncated message (MPI_ERR_TRUNCATE) reports its whole length in
@@ -294,7 +294,7 @@ static uint64_t recv_finish(struct hp_call *c, struct recv_plan *p, MPI_Status *
 		plan_copy_out(mt, p, (const char *)p->slot + HP_PB_COMPACT, user);
 		hp_pb_get(p->slot, p->slot, hdr);
 	}
-	hp_status_set_bytes(st, (int)user);
+	hp_status_set_bytes(st, (int64_t)user);
 	*ok = 1;
 	if (p->packed)
 		hp_charge_pb(c, (uint64_t)(hp_mpi.pbc_byte * (double)user));
@@ -328,7 +328,7 @@ int hp_w_recv(struct hp_call *c, __typeof__(&PMPI_Recv) pmpi, void *buf, int cou
 		hp_call_t2(c);
 		c->wait_raw = c->wait_comp = (int64_t)(c->t2 - c->t1);
 		uint64_t n = 0;
-		int k = rc == MPI_SUCCESS ? hp_status_bytes(st) : 0;
+		int64_t k = rc == MPI_SUCCESS ? hp_status_bytes(st) : 0;
 		if (k > 0)
 			n = (uint64_t)k;
 		recv_stats(c, comm, rc == MPI_SUCCESS ? st->MPI_SOURCE : -1, n);
@@ -417,7 +417,7 @@ int hp_w_mrecv(struct hp_call *c, __typeof__(&PMPI_Mrecv) pmpi, void *buf, int c
 	    count < 0) {
 		rc = pmpi(buf, count, datatype, message, st);
 		hp_call_t2(c);
-		int k = rc == MPI_SUCCESS ? hp_status_bytes(st) : 0;
+		int64_t k = rc == MPI_SUCCESS ? hp_status_bytes(st) : 0;
 		uint64_t n = 0;
 		if (k > 0)
 			n = (uint64_t)k;
@@ -499,7 +499,7 @@ static int sendrecv_core(struct hp_call *c, __typeof__(&PMPI_Sendrecv) pmpi, con
 				recv_rule(c, &mt->pb_r, hp_comm_world(cm, st->MPI_SOURCE),
 					  source == MPI_ANY_SOURCE, comm, recvtag);
 		} else {
-			int k = hp_status_bytes(st);
+			int64_t k = hp_status_bytes(st);
 			if (k > 0)
 				user = (uint64_t)k;
 			c->wait_raw = c->wait_comp = (int64_t)(c->t2 - c->t1);

@@ -25,6 +25,36 @@ static inline uint32_t ptr_hash(uintptr_t p)
 	return (uint32_t)(x >> 40);
 }
 
+/* Whether t's typemap is its memory in order: a predefined type, or a
+ * duplicate or contiguous repetition of one.  Size == extent == true
+ * extent is not enough: an indexed type {int at 4, int at 0} fills its
+ * memory exactly but puts it on the wire in another order, and a plain
+ * copy would reorder the data.  Anything else counts as not contiguous
+ * (the struct datatype or MPI_Pack then carry it: always correct). */
+static int memory_order(MPI_Datatype t, int depth)
+{
+	int ni = 0, na = 0, nd = 0, comb = 0;
+	if (PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS)
+		return 0;
+	if (comb == MPI_COMBINER_NAMED)
+		return 1;
+	if (depth > 16 || (comb != MPI_COMBINER_DUP && comb != MPI_COMBINER_CONTIGUOUS) || ni > 1 ||
+	    na != 0 || nd != 1)
+		return 0;
+	int ints[1];
+	MPI_Aint addrs[1];
+	MPI_Datatype inner = MPI_DATATYPE_NULL;
+	if (PMPI_Type_get_contents(t, ni, na, nd, ints, addrs, &inner) != MPI_SUCCESS)
+		return 0;
+	int r = memory_order(inner, depth + 1);
+	/* get_contents returns new handles for derived types (MPI 3.1 4.1.13) */
+	int ni2, na2, nd2, comb2;
+	if (PMPI_Type_get_envelope(inner, &ni2, &na2, &nd2, &comb2) == MPI_SUCCESS &&
+	    comb2 != MPI_COMBINER_NAMED)
+		PMPI_Type_free(&inner);
+	return r;
+}
+
 const struct hp_typeinfo *hp_typeinfo(struct hp_mt *mt, MPI_Datatype t)
 {
 	uint64_t epoch = __atomic_load_n(&hp_mpi.type_epoch, __ATOMIC_RELAXED);
@@ -47,7 +77,8 @@ const struct hp_typeinfo *hp_typeinfo(struct hp_mt *mt, MPI_Datatype t)
 	ti->size = size;
 	ti->extent = extent;
 	/* data of count elements is the bytes [buf, buf + count * size) */
-	ti->contig = size > 0 && lb == 0 && tlb == 0 && extent == size && textent == size;
+	ti->contig = size > 0 && lb == 0 && tlb == 0 && extent == size && textent == size &&
+		     memory_order(t, 0);
 	return ti;
 }
 

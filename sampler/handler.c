@@ -7,6 +7,7 @@
  * start-up).  The set-up functions below them are not signal-safe.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <ucontext.h>
@@ -335,6 +336,17 @@ int hp_sampler_thread_start(struct hp_thread *t)
 		return -ENODEV;
 	hp_unwind_thread_init();
 	int rc = s->thread_start(t);
+	if (rc == 0 && hp_rt.sig > 0) {
+		/* A thread created with every signal blocked (liblzma's workers
+		 * for `xz -T`, threads started from a signal-handling thread)
+		 * would take no sample, its signals queued instead: the sampling
+		 * signal, which the program does not know, is left unblocked on
+		 * every sampled thread. */
+		sigset_t one;
+		sigemptyset(&one);
+		sigaddset(&one, hp_rt.sig);
+		pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+	}
 	if (rc) {
 		static int warned;
 		if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))

@@ -1098,6 +1098,39 @@ static void t_tiny(void)
 	MPI_Type_free(&gap);
 }
 
+/* A datatype that fills its memory exactly but in another order on the
+ * wire ({int at 4, int at 0}): never copied as plain bytes. */
+static void t_permuted(void)
+{
+	if (rank > 1)
+		return;
+	int bl[2] = {1, 1}, disp[2] = {1, 0};
+	MPI_Datatype perm;
+	check(MPI_Type_indexed(2, bl, disp, MPI_INT, &perm), "Type_indexed");
+	check(MPI_Type_commit(&perm), "Type_commit");
+	static int s[200], a[200];
+	for (int i = 0; i < 200; i++)
+		s[i] = i + 1;
+	static const int counts[] = {1, 50};
+	for (int k = 0; k < 2; k++) {
+		int n = counts[k];
+		if (rank == 0) {
+			check(MPI_Send(s, n, perm, 1, 400 + k, MPI_COMM_WORLD), "Send perm");
+			check(MPI_Send(s, 2 * n, MPI_INT, 1, 410 + k, MPI_COMM_WORLD), "Send int");
+		} else {
+			memset(a, 0, sizeof(a));
+			check(MPI_Recv(a, 2 * n, MPI_INT, 0, 400 + k, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "Recv int");
+			say("perm %d -> int: %d %d %d %u", n, a[0], a[1], a[2 * n - 1], sum_bytes(a, sizeof(int) * 2 * (size_t)n));
+			memset(a, 0, sizeof(a));
+			MPI_Request r;
+			check(MPI_Irecv(a, n, perm, 0, 410 + k, MPI_COMM_WORLD, &r), "Irecv perm");
+			check(MPI_Wait(&r, MPI_STATUS_IGNORE), "Wait");
+			say("int -> perm %d: %d %d %d %u", n, a[0], a[1], a[2 * n - 1], sum_bytes(a, sizeof(int) * 2 * (size_t)n));
+		}
+	}
+	MPI_Type_free(&perm);
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -1126,6 +1159,7 @@ int main(int argc, char **argv)
 	t_apps();
 	t_large();
 	t_tiny();
+	t_permuted();
 	MPI_Barrier(MPI_COMM_WORLD);
 	/* everyone's lines, in rank order */
 	int len = (int)loglen, *lens = NULL, *displs = NULL;

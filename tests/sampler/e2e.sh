@@ -69,6 +69,14 @@ threads)
 	check path "$W/r.json" work1 66.7 3
 	check path "$W/r.json" work2 33.3 3
 	check ge "$W/r.json" samples 600
+	# Threads created with every signal blocked (liblzma's workers): the
+	# sampling signal is unblocked on every sampled thread.
+	rm -rf "$W/p"
+	prof "$W/p" HYPROF_FREQ=1000 "$T/threads" 200 blocked || fail "threads blocked exited $?"
+	report "$W/p" "$W/r.json"
+	check path "$W/r.json" work1 66.7 3
+	check path "$W/r.json" work2 33.3 3
+	check ge "$W/r.json" samples 400
 	# Per-thread POSIX timers: each thread's own CPU clock.
 	rm -rf "$W/p"
 	prof "$W/p" HYPROF_EVENT=posix-timer HYPROF_FREQ=1000 "$T/threads" 500 || fail "threads exited $?"

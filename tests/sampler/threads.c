@@ -1,7 +1,11 @@
 /* threads: two threads, work1 does twice the steps of work2; main only waits.
- * Usage: threads [millions of steps for work2, default 300] */
+ * Usage: threads [millions of steps for work2, default 300] [blocked]
+ * blocked: the threads are created with every signal blocked, and keep
+ * that mask (as liblzma creates the workers of `xz -T`). */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include "work.h"
 
 static unsigned long n2;
@@ -16,10 +20,17 @@ int main(int argc, char **argv)
 {
 	n2 = arg_m(argc, argv, 1, 300);
 	pthread_t a, b;
+	sigset_t all, old;
+	int blocked = argc > 2 && !strcmp(argv[2], "blocked");
+	sigfillset(&all);
+	if (blocked)
+		pthread_sigmask(SIG_SETMASK, &all, &old);
 	if (pthread_create(&a, NULL, t1, NULL) || pthread_create(&b, NULL, t2, NULL)) {
 		perror("pthread_create");
 		return 1;
 	}
+	if (blocked)
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
 	return 0;
