@@ -63,6 +63,9 @@ size_t hp_vfmt(char *buf, size_t len, const char *fmt, va_list ap);
 size_t hp_fmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Write a whole buffer to fd 2, retrying on EINTR.  Signal-safe. */
 void hp_write_stderr(const char *s, size_t n);
+/* Remember which file descriptor 2 is (the constructor): hyprof's lines go
+ * there only while descriptor 2 is still that file. */
+void hp_log_bind_stderr(void);
 /* Name of a signal ("SIGSEGV", "SIGRTMIN+3").  Signal-safe (static strings
  * or the caller's buffer). */
 const char *hp_signal_name(int sig, char *buf, size_t len);

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "runtime/lifecycle.h"
@@ -154,9 +155,44 @@ size_t hp_fmt(char *buf, size_t len, const char *fmt, ...)
 	return n;
 }
 
+/* hyprof writes to the stderr the program started with, and only to it: a
+ * program that closes descriptor 2 and opens a file there (a daemon's log,
+ * a data file) must not find hyprof's lines in it.  The file is recognised
+ * by device and inode, checked at each write (fstat is signal-safe; hyprof
+ * writes a few lines per run).  No dup of descriptor 2 is kept: it would
+ * hold a pipe open after the program closed its end (a shell reading the
+ * program's stderr would wait for hyprof). */
+static dev_t err_dev;
+static ino_t err_ino;
+static int err_state; /* 0 not bound yet: write; 1 bound; -1 closed at start: never */
+
+void hp_log_bind_stderr(void)
+{
+	struct stat st;
+	if (fstat(2, &st) == 0) {
+		err_dev = st.st_dev;
+		err_ino = st.st_ino;
+		err_state = 1;
+	} else {
+		err_state = -1;
+	}
+}
+
+static int stderr_is_ours(void)
+{
+	if (err_state == 0)
+		return 1;
+	struct stat st;
+	return err_state > 0 && fstat(2, &st) == 0 && st.st_dev == err_dev && st.st_ino == err_ino;
+}
+
 void hp_write_stderr(const char *s, size_t n)
 {
 	int saved = errno;
+	if (!stderr_is_ours()) {
+		errno = saved;
+		return;
+	}
 	while (n) {
 		ssize_t w = write(2, s, n);
 		if (w < 0 && errno == EINTR)

@@ -86,6 +86,15 @@ if [ -r "$HYPROF_LIB/libhyprof.so" ]; then
 		echo "FAIL: stdout of a profiled program is '$out', want 'hello'"; fail=$((fail + 1)); fi
 fi
 
+# a program that puts a file of its own on descriptor 2 finds only its own
+# data there: hyprof writes to the stderr the program started with only
+if [ -r "$HYPROF_LIB/libhyprof.so" ]; then
+	rm -f "$T/fd2.txt"
+	"$H" run -o "$T/o8" -- sh -c "exec 2>'$T/fd2.txt'; echo data >&2" 2>/dev/null
+	if [ "$(cat "$T/fd2.txt" 2>/dev/null)" = "data" ]; then pass=$((pass + 1)); else
+		echo "FAIL: the program's own file on fd 2 holds '$(cat "$T/fd2.txt" 2>/dev/null)', want 'data'"; fail=$((fail + 1)); fi
+fi
+
 # help and version: exit 0, on stdout
 for args in "--help" "--version" "run --help" "report --help" "compare --help" "info --help"; do
 	# shellcheck disable=SC2086
