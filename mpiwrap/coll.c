@@ -217,8 +217,30 @@ static uint64_t sum(const int *v, int n)
 	return s;
 }
 
+/* The processes a per-peer array of this communicator counts: the remote
+ * group's on an intercommunicator (MPI 3.1 section 5.2.2). */
+static int peers(const struct hp_comm *cm)
+{
+	return cm ? (cm->inter ? cm->remote_size : cm->size) : 0;
+}
+
+/* This process's part in a rooted collective, which decides which of its
+ * arguments are significant (MPI 3.1 sections 5.2.2, 5.5, 5.6): on an
+ * intercommunicator the root passes MPI_ROOT, the rest of its group
+ * MPI_PROC_NULL (nothing significant but root and comm), the other group
+ * the root's rank.  Only significant arguments are read: the others may be
+ * anything, even invalid handles. */
+enum role { R_NONE, R_ROOT, R_MEMBER };
+static enum role role(const struct hp_comm *cm, int root)
+{
+	if (cm && cm->inter)
+		return root == MPI_ROOT ? R_ROOT : root == MPI_PROC_NULL ? R_NONE : R_MEMBER;
+	return cm && cm->rank == root ? R_ROOT : R_MEMBER;
+}
+
 /* Time the call, exchange, record.  `bytes` = data this rank sends (or
- * receives when it only receives). */
+ * receives when it only receives); evaluated after a successful call only,
+ * so it never reads an argument the call did not accept. */
 #define COLL(shape, root, bytes_expr, call)                                      \
 	do {                                                                     \
 		const struct hp_comm *cm = hp_comm_get(c->mt, comm);             \
@@ -227,7 +249,7 @@ static uint64_t sum(const int *v, int n)
 		c->wait_raw = c->wait_comp = 0;                                  \
 		if (rc_ == MPI_SUCCESS)                                          \
 			exchange(c, shape, comm, cm, root);                      \
-		c->bytes = (bytes_expr);                                         \
+		c->bytes = rc_ == MPI_SUCCESS ? (bytes_expr) : 0;                \
 		hp_coll_add(c->mt, c->fn, cm ? cm->size : 0, c->bytes,           \
 			    (int64_t)(c->t2 - c->t1), c->wait_raw, c->wait_comp);\
 		return rc_;                                                      \
@@ -264,31 +286,66 @@ int hp_w_barrier(struct hp_call *c, __typeof__(&PMPI_Barrier) pmpi, MPI_Comm com
 int hp_w_bcast(struct hp_call *c, __typeof__(&PMPI_Bcast) pmpi, void *buffer, int count,
 	       MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-	COLL(ROOT_OUT, root, (uint64_t)(count > 0 ? count : 0) * tsize(c->mt, datatype),
+	COLL(ROOT_OUT, root,
+	     role(cm, root) == R_NONE ? 0 : (uint64_t)(count > 0 ? count : 0) * tsize(c->mt, datatype),
 	     pmpi(buffer, count, datatype, root, comm));
+}
+
+/* Gather's and Scatter's data at this process: what it sends (gather) or
+ * receives (scatter) as a member, the whole of it at an intercommunicator's
+ * root, its own part at an intracommunicator's root. */
+static uint64_t gather_bytes(struct hp_mt *mt, const struct hp_comm *cm, int root, const void *sendbuf,
+			     int sendcount, MPI_Datatype sendtype, int recvcount, MPI_Datatype recvtype)
+{
+	switch (role(cm, root)) {
+	case R_NONE:
+		return 0;
+	case R_ROOT:
+		if (cm && cm->inter)
+			return (uint64_t)(recvcount > 0 ? recvcount : 0) * tsize(mt, recvtype) *
+			       (uint64_t)peers(cm);
+		if (sendbuf == MPI_IN_PLACE)
+			return (uint64_t)(recvcount > 0 ? recvcount : 0) * tsize(mt, recvtype);
+		/* the root sends its own part */
+		__attribute__((fallthrough));
+	default:
+		return (uint64_t)(sendcount > 0 ? sendcount : 0) * tsize(mt, sendtype);
+	}
 }
 
 int hp_w_gather(struct hp_call *c, __typeof__(&PMPI_Gather) pmpi, const void *sendbuf, int sendcount,
 		MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
 		MPI_Comm comm)
 {
-	uint64_t b = sendbuf == MPI_IN_PLACE ? (uint64_t)(recvcount > 0 ? recvcount : 0) * tsize(c->mt, recvtype)
-					     : (uint64_t)(sendcount > 0 ? sendcount : 0) * tsize(c->mt, sendtype);
-	COLL(ROOT_IN, root, b,
+	COLL(ROOT_IN, root, gather_bytes(c->mt, cm, root, sendbuf, sendcount, sendtype, recvcount, recvtype),
 	     pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+}
+
+static uint64_t gatherv_bytes(struct hp_mt *mt, const struct hp_comm *cm, int root, const void *sendbuf,
+			      int sendcount, MPI_Datatype sendtype, const int *recvcounts,
+			      MPI_Datatype recvtype)
+{
+	switch (role(cm, root)) {
+	case R_NONE:
+		return 0;
+	case R_ROOT:
+		if (cm && cm->inter)
+			return sum(recvcounts, peers(cm)) * tsize(mt, recvtype);
+		if (sendbuf == MPI_IN_PLACE)
+			return cm && recvcounts && cm->rank >= 0 && recvcounts[cm->rank] > 0
+				       ? (uint64_t)recvcounts[cm->rank] * tsize(mt, recvtype)
+				       : 0;
+		__attribute__((fallthrough));
+	default:
+		return (uint64_t)(sendcount > 0 ? sendcount : 0) * tsize(mt, sendtype);
+	}
 }
 
 int hp_w_gatherv(struct hp_call *c, __typeof__(&PMPI_Gatherv) pmpi, const void *sendbuf, int sendcount,
 		 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[],
 		 MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-	const struct hp_comm *cm0 = hp_comm_get(c->mt, comm);
-	uint64_t b = sendbuf == MPI_IN_PLACE
-			     ? (cm0 && recvcounts && cm0->rank >= 0 && recvcounts[cm0->rank] > 0
-					? (uint64_t)recvcounts[cm0->rank] * tsize(c->mt, recvtype)
-					: 0)
-			     : (uint64_t)(sendcount > 0 ? sendcount : 0) * tsize(c->mt, sendtype);
-	COLL(ROOT_IN, root, b,
+	COLL(ROOT_IN, root, gatherv_bytes(c->mt, cm, root, sendbuf, sendcount, sendtype, recvcounts, recvtype),
 	     pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
 }
 
@@ -296,12 +353,12 @@ int hp_w_scatter(struct hp_call *c, __typeof__(&PMPI_Scatter) pmpi, const void *
 		 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
 		 MPI_Comm comm)
 {
-	const struct hp_comm *cm0 = hp_comm_get(c->mt, comm);
-	int me = cm0 && cm0->rank == root;
-	uint64_t b = me ? (uint64_t)(sendcount > 0 ? sendcount : 0) * tsize(c->mt, sendtype) *
-				  (uint64_t)(cm0 ? cm0->size : 1)
-			: (uint64_t)(recvcount > 0 ? recvcount : 0) * tsize(c->mt, recvtype);
-	COLL(ROOT_OUT, root, b,
+	enum role r = role(hp_comm_get(c->mt, comm), root);
+	COLL(ROOT_OUT, root,
+	     r == R_NONE   ? 0
+	     : r == R_ROOT ? (uint64_t)(sendcount > 0 ? sendcount : 0) * tsize(c->mt, sendtype) *
+				     (uint64_t)peers(cm)
+			   : (uint64_t)(recvcount > 0 ? recvcount : 0) * tsize(c->mt, recvtype),
 	     pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
 
@@ -309,11 +366,11 @@ int hp_w_scatterv(struct hp_call *c, __typeof__(&PMPI_Scatterv) pmpi, const void
 		  const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf,
 		  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-	const struct hp_comm *cm0 = hp_comm_get(c->mt, comm);
-	int me = cm0 && cm0->rank == root;
-	uint64_t b = me ? sum(sendcounts, cm0 ? cm0->size : 0) * tsize(c->mt, sendtype)
-			: (uint64_t)(recvcount > 0 ? recvcount : 0) * tsize(c->mt, recvtype);
-	COLL(ROOT_OUT, root, b,
+	enum role r = role(hp_comm_get(c->mt, comm), root);
+	COLL(ROOT_OUT, root,
+	     r == R_NONE   ? 0
+	     : r == R_ROOT ? sum(sendcounts, peers(cm)) * tsize(c->mt, sendtype)
+			   : (uint64_t)(recvcount > 0 ? recvcount : 0) * tsize(c->mt, recvtype),
 	     pmpi(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
 
@@ -345,7 +402,7 @@ int hp_w_alltoall(struct hp_call *c, __typeof__(&PMPI_Alltoall) pmpi, const void
 		  MPI_Datatype recvtype, MPI_Comm comm)
 {
 	const struct hp_comm *cm0 = hp_comm_get(c->mt, comm);
-	uint64_t n = (uint64_t)(cm0 ? cm0->size : 1);
+	uint64_t n = (uint64_t)(cm0 ? peers(cm0) : 1);
 	uint64_t b = sendbuf == MPI_IN_PLACE
 			     ? (uint64_t)(recvcount > 0 ? recvcount : 0) * tsize(c->mt, recvtype) * n
 			     : (uint64_t)(sendcount > 0 ? sendcount : 0) * tsize(c->mt, sendtype) * n;
@@ -356,12 +413,19 @@ int hp_w_alltoallv(struct hp_call *c, __typeof__(&PMPI_Alltoallv) pmpi, const vo
 		   const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
 		   const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-	const struct hp_comm *cm0 = hp_comm_get(c->mt, comm);
-	int n = cm0 ? cm0->size : 0;
-	uint64_t b = sendbuf == MPI_IN_PLACE ? sum(recvcounts, n) * tsize(c->mt, recvtype)
-					     : sum(sendcounts, n) * tsize(c->mt, sendtype);
-	COLL(SYM, 0, b,
+	COLL(SYM, 0,
+	     sendbuf == MPI_IN_PLACE ? sum(recvcounts, peers(cm)) * tsize(c->mt, recvtype)
+				     : sum(sendcounts, peers(cm)) * tsize(c->mt, sendtype),
 	     pmpi(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
+}
+
+static uint64_t alltoallw_bytes(struct hp_mt *mt, int n, const int *cnt, const MPI_Datatype *ty)
+{
+	uint64_t b = 0;
+	for (int i = 0; cnt && ty && i < n; i++)
+		if (cnt[i] > 0) /* a count of 0 may come with any type */
+			b += (uint64_t)cnt[i] * tsize(mt, ty[i]);
+	return b;
 }
 
 int hp_w_alltoallw(struct hp_call *c, __typeof__(&PMPI_Alltoallw) pmpi, const void *sendbuf,
@@ -369,22 +433,17 @@ int hp_w_alltoallw(struct hp_call *c, __typeof__(&PMPI_Alltoallw) pmpi, const vo
 		   void *recvbuf, const int recvcounts[], const int rdispls[],
 		   const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-	const struct hp_comm *cm0 = hp_comm_get(c->mt, comm);
-	int n = cm0 ? cm0->size : 0;
-	uint64_t b = 0;
-	const int *cnt = sendbuf == MPI_IN_PLACE ? recvcounts : sendcounts;
-	const MPI_Datatype *ty = sendbuf == MPI_IN_PLACE ? recvtypes : sendtypes;
-	for (int i = 0; cnt && ty && i < n; i++)
-		if (cnt[i] > 0)
-			b += (uint64_t)cnt[i] * tsize(c->mt, ty[i]);
-	COLL(SYM, 0, b,
+	COLL(SYM, 0,
+	     alltoallw_bytes(c->mt, peers(cm), sendbuf == MPI_IN_PLACE ? recvcounts : sendcounts,
+			     sendbuf == MPI_IN_PLACE ? recvtypes : sendtypes),
 	     pmpi(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
 }
 
 int hp_w_reduce(struct hp_call *c, __typeof__(&PMPI_Reduce) pmpi, const void *sendbuf, void *recvbuf,
 		int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
-	COLL(ROOT_IN, root, (uint64_t)(count > 0 ? count : 0) * tsize(c->mt, datatype),
+	COLL(ROOT_IN, root,
+	     role(cm, root) == R_NONE ? 0 : (uint64_t)(count > 0 ? count : 0) * tsize(c->mt, datatype),
 	     pmpi(sendbuf, recvbuf, count, datatype, op, root, comm));
 }
 

@@ -235,6 +235,17 @@ for b in bad:
 sys.exit(1 if bad else 0)
 EOF
   ;;
+intercomm)
+  # Rooted collectives and Alltoallw on intercommunicators, junk in the
+  # arguments MPI ignores (MPI_ROOT's send side, MPI_PROC_NULL's everything,
+  # per-peer arrays past the remote group): the wrappers must not read them.
+  for prog in mpi_inter_rooted mpi_inter_alltoallw; do
+    plain 4 "$T/plain" "$B/$prog"
+    [ "$(grep -c ' ok$' "$T/plain")" = 4 ] || { cat "$T/plain"; fail "$prog: plain run"; }
+    hp 4 "$T/i" "$T/out" --mode measured --compensate parallel -- "$B/$prog"
+    [ "$(grep -c ' ok$' "$T/out")" = 4 ] || { cat "$T/out" "$T/out.err"; fail "$prog under hyprof"; }
+    rm -rf "$T/i" "$T/i.json"
+  done ;;
 merge)
   # The merge at MPI_Finalize: one merged profile by rank 0; with --per-rank
   # the per-rank files too, and both must tell the same exact facts.

@@ -35,7 +35,12 @@ $R omp_s2k "--mode sampled --freq 2000" $S/omp_split 200
 $R ompfi_meas "--mode measured" $S/omp_split_fi 200
 $R cxxfi_hyb "" $S/cxx_exc_fi
 $R cxxfi_meas "--mode measured" $S/cxx_exc_fi
-grep -E "(fib|deep|thrower|catcher|rethrower)\(int\)" $RP/cxxfi_meas.report.txt | awk '{print "  calls", $5, $NF, $(NF-1)}'
+for d in cxxfi_hyb cxxfi_meas; do
+	python3 -c 'import json,sys
+want = {"fib(int)": 21891, "deep(int)": 20002, "thrower(int)": 11000, "catcher(int)": 1000, "rethrower(int)": 500}
+got = {f["name"]: f["calls"] for f in json.load(open(sys.argv[1]))["functions"] if f["name"] in want}
+print("  %s calls %s" % (sys.argv[1].split("/")[-1], "exact" if got == want else "WRONG %s" % got))' $RP/$d.report.json
+done
 $R sh_pipe "" sh -c 'cat mid.bin | tr a-z A-Z | sort | md5sum'
 $R py_s2k "--mode sampled --freq 2000" python3 -c 'print(sum(i*i%7 for i in range(3000000)))'
 $R perl_s2k "--mode sampled --freq 2000" perl -e 'my $s=0; for my $i (1..3000000) { $s += $i*$i % 7 } print "$s\n"'
