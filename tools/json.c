@@ -7,16 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define JSON_MAXDEPTH 256
-
+/* Nesting grows as needed: a call tree nests two levels per frame, and
+ * call paths can be thousands of frames deep. */
 struct json {
 	FILE *out;
 	int pretty;
 	int depth;
+	int cap;
 	int err;
 	int after_key;                /* a key was written: no comma, no newline */
-	unsigned char n[JSON_MAXDEPTH]; /* values written at each depth (0/1) */
-	char kind[JSON_MAXDEPTH];     /* '{' or '[' */
+	unsigned char *n;             /* values written at each depth (0/1) */
+	char *kind;                   /* '{' or '[' */
 };
 
 struct json *json__new(FILE *out, int pretty)
@@ -26,6 +27,15 @@ struct json *json__new(FILE *out, int pretty)
 		return NULL;
 	j->out = out;
 	j->pretty = pretty;
+	j->cap = 64;
+	j->n = calloc((size_t)j->cap, 1);
+	j->kind = calloc((size_t)j->cap, 1);
+	if (!j->n || !j->kind) {
+		free(j->n);
+		free(j->kind);
+		free(j);
+		return NULL;
+	}
 	return j;
 }
 
@@ -40,6 +50,8 @@ int json__free(struct json *j)
 		fputc('\n', j->out);
 	if (fflush(j->out) != 0 || ferror(j->out))
 		rc = -EIO;
+	free(j->n);
+	free(j->kind);
 	free(j);
 	return rc;
 }
@@ -72,9 +84,18 @@ static void open(struct json *j, char c)
 {
 	pre(j);
 	fputc(c, j->out);
-	if (j->depth + 1 >= JSON_MAXDEPTH) {
-		j->err = 1;
-		return;
+	if (j->depth + 1 >= j->cap) {
+		int cap = j->cap * 2;
+		unsigned char *n = realloc(j->n, (size_t)cap);
+		if (n)
+			j->n = n;
+		char *k = n ? realloc(j->kind, (size_t)cap) : NULL;
+		if (!k) {
+			j->err = 1;
+			return;
+		}
+		j->kind = k;
+		j->cap = cap;
 	}
 	j->depth++;
 	j->n[j->depth] = 0;

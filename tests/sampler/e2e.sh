@@ -319,6 +319,20 @@ deep)
 		check func "$W/r.json" spin 99
 		check drops "$W/r.json" 1
 	done
+	# 300 distinct functions deep (no recursion to fold): the JSON report
+	# nests all of them (600 levels)
+	rm -rf "$W/p"
+	prof "$W/p" HYPROF_FREQ=1000 "$T/chain" 300 || fail "chain exited $?"
+	report "$W/p" "$W/r.json"
+	python3 -c "
+import json, sys
+n = json.load(open(sys.argv[1]))['tree']
+names = []
+while n.get('children'):
+    n = max(n['children'], key=lambda c: c['total'])
+    names.append(n['name'])
+sys.exit(0 if 'c0' in names and 'c299' in names and names.index('c299') - names.index('c0') == 299 else 1)
+" "$W/r.json" || fail "chain: the JSON tree does not hold the 300 frames"
 	;;
 badstack)
 	# Stacks an unwinder cannot follow: the program runs to its end and the
