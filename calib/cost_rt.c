@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "calib/budget.h"
+#include "runtime/lifecycle.h"
 #include "calib/calib.h"
 #include "calib/cost.h"
 #include "calib/cost_priv.h"
@@ -571,7 +572,7 @@ static void *controller(void *arg)
 	(void)arg;
 	sigset_t all;
 	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	hp_sigmask_real(SIG_BLOCK, &all, NULL);
 	C.ctl_prev_s = clock_s(CLOCK_THREAD_CPUTIME_ID);
 	/* First intervals short, so a program that starts probe-heavy is
 	 * regulated (and its prediction corrected) within milliseconds. */

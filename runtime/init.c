@@ -92,6 +92,7 @@ static void log_config_line(const char *line, void *arg)
 static void start(void)
 {
 	hp_log_bind_stderr();
+	hp_sigmask_resolve();
 	hp_process_resolve();
 	hp_thread_resolve();
 	hp_rt.pid = getpid();

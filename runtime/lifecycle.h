@@ -66,6 +66,13 @@ void hp_write_stderr(const char *s, size_t n);
 /* Remember which file descriptor 2 is (the constructor): hyprof's lines go
  * there only while descriptor 2 is still that file. */
 void hp_log_bind_stderr(void);
+
+/* ---- sigmask.c ---------------------------------------------------------- */
+/* Resolve the real pthread_sigmask and sigprocmask (start-up). */
+void hp_sigmask_resolve(void);
+/* The real pthread_sigmask, for hyprof's own code: its set is not stripped
+ * of the sampling signal.  Signal-safe. */
+int hp_sigmask_real(int how, const sigset_t *set, sigset_t *old);
 /* Name of a signal ("SIGSEGV", "SIGRTMIN+3").  Signal-safe (static strings
  * or the caller's buffer). */
 const char *hp_signal_name(int sig, char *buf, size_t len);

@@ -334,9 +334,9 @@ int hp_live_start(void)
 	pthread_attr_setstacksize(&a, LIVE_STACK);
 	sigset_t all, old;
 	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old); /* inherited: blocked from the start */
+	hp_sigmask_real(SIG_SETMASK, &all, &old); /* inherited: blocked from the start */
 	int rc = real_create(&L.thread, &a, live_main, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	hp_sigmask_real(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&a);
 	if (rc) {
 		hp_log("live statistics are off: cannot create their thread (%s)", strerror(rc));

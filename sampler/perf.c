@@ -296,7 +296,7 @@ void hp_perf_thread_stop(struct hp_thread *t)
 	sigset_t s, old;
 	sigemptyset(&s);
 	sigaddset(&s, hp_rt.sig);
-	pthread_sigmask(SIG_BLOCK, &s, &old);
+	hp_sigmask_real(SIG_BLOCK, &s, &old);
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 	if (t->src.batch > 1) {
 		ioctl(t->src.notify_fd, PERF_EVENT_IOC_DISABLE, 0);
@@ -319,7 +319,7 @@ void hp_perf_thread_stop(struct hp_thread *t)
 			hp_perf_ring_unlock(t);
 	}
 	close(fd);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	hp_sigmask_real(SIG_SETMASK, &old, NULL);
 }
 
 void hp_perf_pause(struct hp_thread *t, int on)
