@@ -18,11 +18,13 @@
  *                measured interval (its measured inclusive time)
  *   de           F - di: what each child's pair adds to its parent's
  *                exclusive time
- *   sample       one sample.  At start-up only its kernel part can be
- *                afforded: a self-signal round trip (tgkill, empty handler,
- *                sigreturn), a lower bound; the handler part is added at
- *                exit from the run's own handler_cycles / samples.  `hyprof
- *                calibrate` measures the whole cost by slowdown.
+ *   sample       one sample.  At start-up its kernel part: the delivery
+ *                of a task-clock overflow measured by slowdown (calib/
+ *                calib_sample.c), or where perf is refused a self-signal
+ *                round trip (tgkill, empty handler, sigreturn), a lower
+ *                bound; the handler part is added at exit from the run's
+ *                own handler_cycles / samples.  `hyprof calibrate`
+ *                measures the whole cost by slowdown of sampled children.
  * The injected test delay (HYPROF_TEST_PROBE_DELAY_NS) runs inside the
  * probes during calibration, so it is part of every probe cost measured.
  * hp_calib_burst() is the short form measured mode runs in situ
@@ -432,10 +434,21 @@ int hp_calib_measure(struct hp_calib *out, int full)
 	}
 	munmap(t, sizeof(*t));
 
-	calib_signal(&c, full ? 201 : 21, ns_per_cyc, timer_cyc.median);
+	/* The kernel's part of a sample: its delivery measured by slowdown
+	 * (calib/calib_sample.c); the self-signal round trip, a lower bound,
+	 * where perf_event_open is refused. */
+	int dsig = SIGRTMIN + 4 == hp_rt.cfg.signo ? SIGRTMIN + 5 : SIGRTMIN + 4;
+	int drc = hp_calib_sample_delivery(&c.sample_kernel, full ? 41 : 5, ns_per_cyc, dsig);
+	if (drc == 0) {
+		snprintf(c.sample_method, sizeof(c.sample_method), "%s",
+			 "delivery of a 50 us task-clock overflow, by slowdown (handler part added from this run)");
+	} else {
+		calib_signal(&c, full ? 201 : 21, ns_per_cyc, timer_cyc.median);
+		snprintf(c.sample_method, sizeof(c.sample_method),
+			 "self-signal round trip (lower bound: perf_event_open %s; handler part added from this run)",
+			 drc == -EAGAIN ? "trials disturbed" : "refused");
+	}
 	c.sample = c.sample_kernel;
-	snprintf(c.sample_method, sizeof(c.sample_method), "%s",
-		 "start-up: self-signal round trip (lower bound; handler part added from this run)");
 	free(buf);
 
 	c.duration_ms = (double)(mono_raw_ns() - t0) / 1e6;
@@ -530,8 +543,6 @@ static int hp_calib_write(struct hp_writer *w, void *arg)
 	if (nsamp && c->sample_kernel.n && strncmp(c->method, "full", 4) != 0) {
 		sample.min += handler_ns;
 		sample.median += handler_ns;
-		smethod = "self-signal round trip at start-up + mean handler time of this run "
-			  "(lower bound: excludes timer interrupt, perf overflow and cache effects)";
 	}
 	int rc = hp_writer_begin(w, HP_SEC_CALIB);
 	rc = rc ? rc : hp_writer_kv_str(w, "method", c->method);

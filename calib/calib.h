@@ -59,6 +59,12 @@ struct hp_dist hp_dist_of(double *v, uint32_t n);
 
 HP_EXPORT extern struct hp_calib hp_calib;
 
+/* Delivery cost of one asynchronous sample (calib/calib_sample.c): trials
+ * of a loop slowed by a 50 us task-clock overflowing into an empty handler
+ * on signal sig.  Returns 0, or -errno when perf_event_open is refused or
+ * most trials were disturbed (-EAGAIN).  Not signal-safe. */
+int hp_calib_sample_delivery(struct hp_dist *out, uint32_t trials, double ns_per_cyc, int sig);
+
 /* Calibrate what start-up needs.  Returns 0 or -errno.  Not signal-safe. */
 int hp_calib_startup(void);
 

@@ -73,6 +73,7 @@ struct hp_thread {
 	volatile sig_atomic_t busy;    /* >0: runtime code running, samples dropped */
 	volatile sig_atomic_t in_loader; /* >0: inside the dynamic loader */
 	volatile sig_atomic_t in_handler;
+	uint64_t handler_end_tsc;      /* when the last sample handler returned */
 	struct cct probe;              /* probe tree (function / region keys) */
 	struct cct sample;             /* sample tree (PC keys) */
 

@@ -10,12 +10,11 @@
  * against ~50 us for re-arming with PERF_EVENT_IOC_REFRESH (ALGORITHMS.md
  * section 1).
  *
- * A thread that keeps the sampling signal blocked while it computes queues
- * at most one signal per record the one-page ring can hold (256): when the
- * ring is full the kernel drops samples (and signals) instead.  Only if the
- * user's whole RLIMIT_SIGPENDING filled up would the kernel fall back to
- * SIGIO, whose default action ends the process; hyprof does not guard
- * against that (hundreds of such threads would be needed).
+ * The sampling signal cannot stay blocked (runtime/sigmask.c strips it
+ * from the program's masks), and when the handler cannot keep up with the
+ * rate (a very high --freq, a deep stack) it takes the queued signals out
+ * (sampler/handler.c): the queue never fills the user's RLIMIT_SIGPENDING,
+ * past which the kernel would fall back to SIGIO and end the process.
  *
  * --unwind kernel (sampler/perf_ring.c): the event also asks for the ip and
  * the kernel's user callchain, the ring is larger, and in sampled mode the

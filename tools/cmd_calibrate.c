@@ -473,7 +473,7 @@ int cmd_calibrate(int argc, char **argv)
 		printf("  %-34s %10s     (no usable run pair: the sampler may be unavailable; see `hyprof info`)\n",
 		       "sample_us", "-");
 	}
-	text_dist("  kernel signal round trip", &res[0].d[5], "us", 1e-3);
+	text_dist("  kernel part (start-up method)", &res[0].d[5], "us", 1e-3);
 	if (res[0].d[8].median > 0)
 		printf("  (probe costs include the injected HYPROF_TEST_PROBE_DELAY_NS=%.0f)\n",
 		       res[0].d[8].median);
