@@ -137,11 +137,8 @@ void hp_complete_one(struct hp_call *c, struct hp_compl *k, struct hp_req *r, MP
 	hp_charge_pb(c, hp_mpi.pbc_req + (r->scheme == HP_SCH_PACKED
 						 ? hp_pbc_packed(hp_mpi.pbc_recv, user)
 						 : r->scheme == HP_SCH_STRUCT ? hp_mpi.pbc_struct_recv : 0));
-	int src_world = -1;
-	if (r->comm != MPI_COMM_NULL) {
-		const struct hp_comm *cm = hp_comm_get(mt, r->comm);
-		src_world = hp_comm_world(cm, st->MPI_SOURCE);
-	}
+	/* the table kept from the post: the communicator may be freed by now */
+	int src_world = hp_req_world(r, st->MPI_SOURCE);
 	hp_site_add_bytes(mt, (const struct hp_site *)r->site_meta, user);
 	hp_peer_add(mt, r->site_key, src_world, 1, 1, user, 0, 0, 0);
 	c->bytes += user;

@@ -589,6 +589,18 @@ static char *req_stage(struct hp_req *r, size_t n)
 	return r->heap_stage;
 }
 
+/* A request remembers its communicator's rank table when it is posted:
+ * MPI_Comm_free may come before the completion ("pending operations will
+ * complete normally", MPI 3.1 section 6.4.3), and a freed handle cannot be
+ * asked for its group. */
+static void req_comm(struct hp_mt *mt, struct hp_req *r, MPI_Comm comm)
+{
+	const struct hp_comm *cm = comm != MPI_COMM_NULL ? hp_comm_get(mt, comm) : NULL;
+	r->comm = comm;
+	r->world = cm ? cm->world : NULL;
+	r->nworld = cm ? (cm->inter ? cm->remote_size : cm->size) : 0;
+}
+
 int hp_w_isend(struct hp_call *c, __typeof__(&PMPI_Isend) pmpi, const void *buf, int count,
 	       MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -606,7 +618,7 @@ int hp_w_isend(struct hp_call *c, __typeof__(&PMPI_Isend) pmpi, const void *buf,
 	if (!r)
 		return MPI_ERR_NO_MEM;
 	r->kind = HP_RQ_SEND;
-	r->comm = comm;
+	req_comm(c->mt, r, comm);
 	r->peer = dest;
 	r->tag = tag;
 	r->bytes = bytes;
@@ -733,7 +745,7 @@ int hp_w_irecv(struct hp_call *c, __typeof__(&PMPI_Irecv) pmpi, void *buf, int c
 			if (r) {
 				r->kind = HP_RQ_RECV;
 				r->scheme = HP_SCH_NONE;
-				r->comm = comm;
+				req_comm(c->mt, r, comm);
 				r->tag = tag;
 				r->peer = source;
 				r->any_source = source == MPI_ANY_SOURCE;
@@ -747,7 +759,7 @@ int hp_w_irecv(struct hp_call *c, __typeof__(&PMPI_Irecv) pmpi, void *buf, int c
 	if (!r)
 		return MPI_ERR_NO_MEM;
 	r->kind = HP_RQ_RECV;
-	r->comm = comm;
+	req_comm(c->mt, r, comm);
 	r->tag = tag;
 	r->peer = source;
 	r->any_source = source == MPI_ANY_SOURCE;
@@ -779,7 +791,7 @@ int hp_w_imrecv(struct hp_call *c, __typeof__(&PMPI_Imrecv) pmpi, void *buf, int
 	if (!r)
 		return MPI_ERR_NO_MEM;
 	r->kind = HP_RQ_RECV;
-	r->comm = MPI_COMM_NULL; /* the message knows; the matched probe fixed the order */
+	req_comm(c->mt, r, MPI_COMM_NULL); /* the message knows; the matched probe fixed the order */
 	r->peer = MPI_ANY_SOURCE;
 	r->active = 1;
 	void *b;
@@ -807,7 +819,7 @@ int hp_w_psend(struct hp_call *c, __typeof__(&PMPI_Send_init) pmpi, const void *
 	if (!r)
 		return MPI_ERR_NO_MEM;
 	r->kind = HP_RQ_PSEND;
-	r->comm = comm;
+	req_comm(c->mt, r, comm);
 	r->peer = dest;
 	r->tag = tag;
 	r->bytes = count > 0 ? (uint64_t)count * (uint64_t)ti->size : 0;
@@ -850,7 +862,7 @@ int hp_w_precv(struct hp_call *c, __typeof__(&PMPI_Recv_init) pmpi, void *buf, i
 	if (!r)
 		return MPI_ERR_NO_MEM;
 	r->kind = HP_RQ_PRECV;
-	r->comm = comm;
+	req_comm(c->mt, r, comm);
 	r->peer = source;
 	r->tag = tag;
 	r->any_source = source == MPI_ANY_SOURCE;
@@ -915,8 +927,7 @@ static void start_one(struct hp_call *c, struct hp_req *r)
 			hp_charge_pb(c, cost + hp_mpi.pbc_req);
 		}
 		if (r->peer != MPI_PROC_NULL) {
-			const struct hp_comm *cm = hp_comm_get(mt, r->comm);
-			hp_peer_add(mt, r->site_key, hp_comm_world(cm, r->peer), 0, 1, r->bytes, 0, 0, 0);
+			hp_peer_add(mt, r->site_key, hp_req_world(r, r->peer), 0, 1, r->bytes, 0, 0, 0);
 			c->bytes += r->bytes;
 		}
 	}

@@ -62,6 +62,10 @@ struct hp_req {
 	int tag;                     /* as posted (may be MPI_ANY_TAG) */
 	int peer;                    /* as posted, communicator rank (may be ANY_SOURCE) */
 	MPI_Comm comm;
+	const int *world;            /* comm's ranks -> world ranks, kept from the post:
+	                              * valid after MPI_Comm_free (comm.c never frees a
+	                              * table), when the handle can no longer be asked */
+	int nworld;                  /* entries of world (0: unknown) */
 	void *ubuf;                  /* packed receive: where the data goes */
 	int ucount;
 	MPI_Datatype utype;
@@ -114,5 +118,11 @@ struct hp_reqtab_stats {
 	uint64_t probes_max;
 };
 void hp_reqtab_stats(struct hp_reqtab_stats *s);
+
+/* World rank of rank r of the request's communicator; -1 if unknown. */
+static inline int hp_req_world(const struct hp_req *q, int r)
+{
+	return q->world && r >= 0 && r < q->nworld ? q->world[r] : -1;
+}
 
 #endif

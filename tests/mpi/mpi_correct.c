@@ -1131,6 +1131,40 @@ static void t_permuted(void)
 	MPI_Type_free(&perm);
 }
 
+/* Communicators freed with operations pending: "pending operations that
+ * use this communicator will complete normally" (MPI 3.1 section 6.4.3;
+ * MPICH's test/mpi/comm/cmfree2.c).  The completion must not ask the freed
+ * handle for its group.  A receive and a persistent send. */
+static void t_comm_free_pending(void)
+{
+	MPI_Comm comm;
+	check(MPI_Comm_dup(MPI_COMM_WORLD, &comm), "Comm_dup");
+	int v = -1, w = -1;
+	if (rank == 0) {
+		MPI_Request p;
+		v = 42;
+		check(MPI_Send_init(&v, 1, MPI_INT, 1, 7, comm, &p), "Send_init");
+		check(MPI_Comm_free(&comm), "Comm_free");
+		MPI_Barrier(MPI_COMM_WORLD);
+		check(MPI_Ssend(&v, 1, MPI_INT, 1, 6, MPI_COMM_WORLD), "Ssend");
+		check(MPI_Start(&p), "Start");
+		check(MPI_Wait(&p, MPI_STATUS_IGNORE), "Wait send");
+		check(MPI_Request_free(&p), "Request_free");
+	} else if (rank == 1) {
+		MPI_Request r[2];
+		MPI_Status st[2];
+		check(MPI_Irecv(&v, 1, MPI_INT, 0, 6, MPI_COMM_WORLD, &r[0]), "Irecv world");
+		check(MPI_Irecv(&w, 1, MPI_INT, MPI_ANY_SOURCE, 7, comm, &r[1]), "Irecv freed");
+		check(MPI_Comm_free(&comm), "Comm_free");
+		MPI_Barrier(MPI_COMM_WORLD);
+		check(MPI_Waitall(2, r, st), "Waitall");
+		say("comm freed, pending: %d %d source %d tag %d", v, w, st[1].MPI_SOURCE, st[1].MPI_TAG);
+	} else {
+		check(MPI_Comm_free(&comm), "Comm_free");
+		MPI_Barrier(MPI_COMM_WORLD);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -1160,6 +1194,7 @@ int main(int argc, char **argv)
 	t_large();
 	t_tiny();
 	t_permuted();
+	t_comm_free_pending();
 	MPI_Barrier(MPI_COMM_WORLD);
 	/* everyone's lines, in rank order */
 	int len = (int)loglen, *lens = NULL, *displs = NULL;
