@@ -261,6 +261,12 @@ void hp_runtime_finish(const char *how)
 	hp_threads_close_all();
 	hp_rt.end_ns = hp_now_ns();
 	hp_live_stop(); /* last snapshot, marked ended */
+	/* The frames still open on this thread (main, and whatever called
+	 * exit) never get their exit probes: close them now, so measured mode
+	 * gives them their time.  Then the probes stop: destructors that
+	 * run after this do not push frames nobody closes. */
+	hp_counting_thread_flush(me);
+	hp_counting_shutdown();
 	hp_write_now(0, NULL);
 	hp_print_summary(how, !strcmp(how, "exit"));
 	if (me)

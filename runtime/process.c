@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "calib/cost.h"
+#include "counting/counting.h"
 #include "runtime/lifecycle.h"
 #include "runtime/live.h"
 #include "runtime/state.h"
@@ -233,6 +234,10 @@ static void fatal_handler(int sig, siginfo_t *si, void *uc)
 				hp_rt.partial = 1;
 				hp_sampling_pause_all();
 				hp_threads_snapshot();
+				/* the process ends here: this thread's open frames
+				 * close at the signal, as at exit */
+				hp_counting_thread_flush(hp_thread_self());
+				hp_counting_shutdown();
 				hp_write_now(1, name);
 				fatal_written = 1;
 				char how[64];

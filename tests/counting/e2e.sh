@@ -112,6 +112,29 @@ fork)
     done
     [ "$n" = 2 ] || fail "$mode: $n profiles, want 2 (parent and child)"
   done ;;
+endings)
+  # main never returns (exit, _exit, abort, fatal signals): its frame is
+  # closed at the final write, so measured mode gives it the program's time
+  # (it was "total 0 s", every share 0.0%).
+  for how in return exit _exit abort segv term; do
+    "$H" run -q -o "$T/$how" --mode measured -- "$B/cnt_endings" $how > "$T/$how.stdout" 2> "$T/$how.stderr"
+    "$H" report --json "$T/$how" > "$T/$how.json" || fail "$how: hyprof report --json"
+    python3 - "$T/$how.json" "$how" <<'PY' || exit 1
+import json, sys
+rep, how = json.load(open(sys.argv[1])), sys.argv[2]
+def node(t, path):
+    for name in path:
+        t = next((c for c in t.get("children", []) if c["name"] == name), None)
+        if t is None:
+            return None
+    return t
+m, w = node(rep["tree"], ["main"]), node(rep["tree"], ["main", "work"])
+ok = m is not None and w is not None and rep["total"] > 0 and m["total"] >= w["total"] > 0.8 * rep["total"]
+print("%s %s: total %.3f s, main %s s, main/work %s s" % ("ok  " if ok else "FAIL", how, rep["total"],
+      m and m["total"], w and w["total"]))
+sys.exit(0 if ok else 1)
+PY
+  done ;;
 comp_delay)
   # A known injected cost: every probe pair waits 2 us more (a TSC deadline,
   # HYPROF_TEST_PROBE_DELAY_NS).  The calibration runs the probes with it,
