@@ -23,7 +23,8 @@ demo: build
 
 check: DEPS_FLAGS = --browser
 check: build
-	cd $(BUILD) && ctest --output-on-failure -j 2 --timeout 300
+	@rc=0; (cd $(BUILD) && ctest --output-on-failure -j 2 --timeout 300) || rc=$$?; \
+	sh scripts/ctest-skips.sh $(BUILD); exit $$rc
 
 bench: build
 	@sh bench/run_all.sh $(BUILD)

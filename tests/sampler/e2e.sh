@@ -65,25 +65,27 @@ threads)
 	prof "$W/p" HYPROF_FREQ=1000 "$T/threads" 300 || fail "threads exited $?"
 	report "$W/p" "$W/r.json"
 	check field "$W/r.json" threads 3
-	# CPU time per thread: work1 twice work2, main idle.
-	check path "$W/r.json" work1 66.7 3
-	check path "$W/r.json" work2 33.3 3
+	# CPU time per thread: work1 twice work2, main idle.  Within 5 points:
+	# the two threads run on two vCPUs whose speeds differ by several
+	# percent under the host's load (kernel case below).
+	check path "$W/r.json" work1 66.7 5
+	check path "$W/r.json" work2 33.3 5
 	check ge "$W/r.json" samples 600
 	# Threads created with every signal blocked (liblzma's workers): the
 	# sampling signal is unblocked on every sampled thread.
 	rm -rf "$W/p"
 	prof "$W/p" HYPROF_FREQ=1000 "$T/threads" 200 blocked || fail "threads blocked exited $?"
 	report "$W/p" "$W/r.json"
-	check path "$W/r.json" work1 66.7 3
-	check path "$W/r.json" work2 33.3 3
+	check path "$W/r.json" work1 66.7 5
+	check path "$W/r.json" work2 33.3 5
 	check ge "$W/r.json" samples 400
 	# Per-thread POSIX timers: each thread's own CPU clock.
 	rm -rf "$W/p"
 	prof "$W/p" HYPROF_EVENT=posix-timer HYPROF_FREQ=1000 "$T/threads" 500 || fail "threads exited $?"
 	report "$W/p" "$W/r.json"
 	check field "$W/r.json" source posix-timer
-	check path "$W/r.json" work1 66.7 3
-	check path "$W/r.json" work2 33.3 3
+	check path "$W/r.json" work1 66.7 5
+	check path "$W/r.json" work2 33.3 5
 	;;
 fork)
 	for how in exit _exit; do
@@ -288,19 +290,30 @@ kernel)
 	# Short threads lose nothing: each thread runs for fewer samples than a
 	# batch, so without the drain at thread stop their samples would be
 	# missing.  Same CPU work under libunwind: the sample counts agree.
-	for u in kernel libunwind; do
-		rm -rf "$W/p"
-		prof "$W/p" HYPROF_UNWIND=$u HYPROF_MODE=sampled HYPROF_FREQ=1000 "$T/threads_fp" 15 ||
-			fail "threads_fp ($u) exited $?"
-		report "$W/p" "$W/$u.json"
+	# Four runs of each, interleaved so the machine's load falls on both,
+	# merged: ~400 samples (one run's 100 put the split 1.3 sigma from the
+	# tolerance); losing the drain would lose about half of them.
+	rm -rf "$W/kernel" "$W/libunwind"
+	for i in 1 2 3 4; do
+		for u in kernel libunwind; do
+			prof "$W/$u" HYPROF_UNWIND=$u HYPROF_MODE=sampled HYPROF_FREQ=1000 "$T/threads_fp" 15 ||
+				fail "threads_fp ($u) exited $?"
+		done
 	done
-	check path "$W/kernel.json" work1 66.7 6
-	check path "$W/kernel.json" work2 33.3 6
+	for u in kernel libunwind; do
+		report "$W/$u" "$W/$u.json"
+	done
+	# The shares are of CPU time, and the two threads run on two vCPUs
+	# whose speeds differ by up to 10% under the host's load (the same
+	# work took 257 and 298 ms of CPU in two runs): a wider tolerance than
+	# the single-thread splits.  A thread whose samples were lost is far out.
+	check path "$W/kernel.json" work1 66.7 10
+	check path "$W/kernel.json" work2 33.3 10
 	check drops "$W/kernel.json" 1
 	python3 - "$W/kernel.json" "$W/libunwind.json" <<'PY' || fails=$((fails + 1))
 import json, sys
 k, l = (json.load(open(p))["samples"] for p in sys.argv[1:3])
-ok = l > 0 and abs(k - l) <= 0.15 * l + 3
+ok = l > 0 and abs(k - l) <= 0.2 * l
 print("%s short threads: %d samples with --unwind kernel, %d with libunwind" % ("ok" if ok else "FAIL", k, l))
 sys.exit(0 if ok else 1)
 PY
