@@ -424,6 +424,15 @@ int hp_config_load(struct hp_config *c, char *err, unsigned errlen)
 	return hp_config_load_warn(c, keep_first, &f);
 }
 
+const char *hp_config_check_var(const char *name, const char *val)
+{
+	const struct var *v = var_named(name);
+	struct hp_config c;
+	if (!v || !val)
+		return NULL;
+	return var_set(v, &c, val) ? v->accepted : NULL;
+}
+
 int hp_config_check(char *err, unsigned errlen)
 {
 	struct hp_config c;

@@ -67,6 +67,10 @@ int hp_config_load_warn(struct hp_config *c, void (*warn)(const char *line, void
  * Returns 0, or -EINVAL with one line in err naming the first bad
  * variable and what it accepts. */
 int hp_config_check(char *err, unsigned errlen);
+/* One variable's value: NULL when it is accepted, else what the variable
+ * accepts ("an integer from 1 to 100000 (samples per second)"), for a
+ * command line option's usage error. */
+const char *hp_config_check_var(const char *name, const char *val);
 
 /* One HYPROF_* variable, for help texts (`hyprof run --help`, docs). */
 struct hp_config_var_info {

@@ -259,7 +259,7 @@ static volatile int warned_sampling_signal;
 
 /* The program installs a handler for the sampling signal: warn once and keep
  * ours (the program's would receive signals it cannot interpret). */
-static int guard_sampling_signal(int sig);
+static int guard_sampling_signal(int sig, int is_fn);
 
 /* The program changes the disposition of a signal we manage. */
 static int managed_set(struct managed *m, const struct sigaction *act, struct sigaction *old)
@@ -287,7 +287,7 @@ HP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 	struct managed *m = find_managed(sig);
 	if (m && !foreign_process())
 		return managed_set(m, act, old);
-	if (act && guard_sampling_signal(sig)) {
+	if (act && guard_sampling_signal(sig, is_handler(act))) {
 		if (old) {
 			memset(old, 0, sizeof(*old));
 			old->sa_handler = SIG_DFL;
@@ -297,11 +297,14 @@ HP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 	return real.sigaction(sig, act, old);
 }
 
-static int guard_sampling_signal(int sig)
+/* is_fn: the new disposition is a function.  SIG_DFL and SIG_IGN are kept
+ * out silently: programs reset every signal before an exec (git's
+ * run-command.c), and another --signal would not help them. */
+static int guard_sampling_signal(int sig, int is_fn)
 {
 	if (sig != hp_rt.sig || !hp_rt.active || foreign_process())
 		return 0;
-	if (!__atomic_exchange_n(&warned_sampling_signal, 1, __ATOMIC_RELAXED)) {
+	if (is_fn && !__atomic_exchange_n(&warned_sampling_signal, 1, __ATOMIC_RELAXED)) {
 		char nb[32];
 		hp_log("the program installs a handler for %s, the signal hyprof samples with: hyprof keeps "
 		       "its own (set HYPROF_SIGNAL or --signal to another signal)",
@@ -312,7 +315,7 @@ static int guard_sampling_signal(int sig)
 
 static sighandler_t signal_common(int sig, sighandler_t h, int flags, signal_fn fallback)
 {
-	if (guard_sampling_signal(sig))
+	if (guard_sampling_signal(sig, h != SIG_DFL && h != SIG_IGN && h != SIG_ERR))
 		return SIG_DFL;
 	struct managed *m = find_managed(sig);
 	if (!m || foreign_process())
@@ -476,6 +479,38 @@ static int have_real(enum exec_kind kind)
 /* Write the profile, run the real exec, and resume profiling if it
  * returns.  Returns what the real exec returns (-1 with errno; ENOSYS when
  * the C library lacks the function).  Signal-safe up to the real call. */
+/* The new image is profiled only if its environment still preloads the
+ * runtime: `env -i`, sudo and some launchers clean it.  Say so once per
+ * process rather than lose the child in silence.  No malloc (vfork child). */
+static int started_preloaded; /* this process was started with LD_PRELOAD=...libhyprof */
+
+__attribute__((constructor)) static void note_preload(void)
+{
+	const char *p = getenv("LD_PRELOAD");
+	started_preloaded = p && strstr(p, "libhyprof");
+}
+
+static void warn_unprofiled_exec(const struct exec_call *c)
+{
+	static volatile int warned;
+	/* a program linked with -lhyprof profiles its children only if they
+	 * are linked too: nothing to say about it */
+	if (warned || !started_preloaded || !hp_rt.initialized || foreign_process())
+		return;
+	char *const *env = c->envp;
+	if (c->kind == EXEC_V || c->kind == EXEC_VP)
+		env = environ;
+	if (!env)
+		return;
+	for (char *const *e = env; *e; e++)
+		if (!strncmp(*e, "LD_PRELOAD=", 11) && strstr(*e, "libhyprof"))
+			return;
+	warned = 1;
+	hp_log("%s executes %s with an environment whose LD_PRELOAD lacks libhyprof.so (env -i, sudo, "
+	       "...): it will not be profiled",
+	       hp_rt.program, c->path ? c->path : "a file descriptor");
+}
+
 static int exec_profiled(const struct exec_call *c)
 {
 	if (!have_real(c->kind))
@@ -484,6 +519,7 @@ static int exec_profiled(const struct exec_call *c)
 		errno = ENOSYS;
 		return -1;
 	}
+	warn_unprofiled_exec(c);
 	int p = exec_prepare();
 	int rc = -1;
 	switch (c->kind) {

@@ -43,6 +43,8 @@
  */
 #define UNW_LOCAL_ONLY
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <libunwind.h>
 #include <setjmp.h>
 #include <ucontext.h>
@@ -56,11 +58,27 @@ static int method = HP_UNWIND_LIBUNWIND;
 int hp_unwind_init(int m)
 {
 	method = m;
+	if (m != HP_UNWIND_LIBUNWIND)
+		return 0;
+	/* libunwind's first call opens a pipe (its memory validation): with
+	 * descriptors 0-2 closed (`prog 2>&-`) it would take them, and the
+	 * program's own first open() would not get the number it expects.
+	 * Hold the closed ones on /dev/null meanwhile. */
+	int held[3], nheld = 0;
+	for (int fd = 0; fd < 3; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+			int d = open("/dev/null", O_RDWR | O_CLOEXEC);
+			if (d >= 0)
+				held[nheld++] = d;
+		}
 	/* Debian's libunwind has no thread-local register-state cache: the
 	 * global one (with its lock) serves the slow path. */
-	if (m == HP_UNWIND_LIBUNWIND && unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_GLOBAL))
-		return -EINVAL;
-	return 0;
+	int rc = unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_GLOBAL) ? -EINVAL : 0;
+	void *buf[2];
+	unw_backtrace(buf, 2); /* the pipe is opened now, not in a sample */
+	for (int i = 0; i < nheld; i++)
+		close(held[i]);
+	return rc;
 }
 
 void hp_unwind_thread_init(void)

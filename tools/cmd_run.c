@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -233,6 +235,30 @@ static int uses_mpi(const char *prog, const char *interp)
 			return 1;
 	}
 	return 0;
+}
+
+/* A set-user-ID or set-group-ID program (or one with file capabilities)
+ * runs in secure-execution mode: the dynamic loader ignores LD_PRELOAD, so
+ * hyprof would silently collect nothing.  Refuse it with the reason.  Not
+ * when the bit changes nothing (owned by us, or a nosuid mount). */
+static int check_set_id(const char *prog)
+{
+	struct stat st;
+	struct statvfs vfs;
+	if (stat(prog, &st) != 0 || (statvfs(prog, &vfs) == 0 && (vfs.f_flag & ST_NOSUID)))
+		return 0;
+	const char *what = NULL;
+	if ((st.st_mode & S_ISUID) && st.st_uid != geteuid())
+		what = "set-user-ID";
+	else if ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getegid() &&
+		 !group_member(st.st_gid))
+		what = "set-group-ID";
+	else if (getxattr(prog, "security.capability", NULL, 0) > 0 && geteuid() != 0)
+		what = "given file capabilities";
+	if (!what)
+		return 0;
+	return tool_err("%s is %s: the dynamic loader ignores LD_PRELOAD for it (secure execution), so "
+			"it cannot be profiled; profile a copy without the bit", prog, what);
 }
 
 static int mkdir_p(const char *dir)
@@ -473,8 +499,14 @@ int cmd_run(int argc, char **argv)
 		default:
 			return tool_usage("run", "unhandled option");
 		}
-		if (o && c != O_OUTPUT)
+		if (o && c != O_OUTPUT) {
+			/* the variable's own bounds (--freq 1000000): a usage error
+			 * that names the option, not the variable */
+			const char *accepted = hp_config_check_var(o->var, v);
+			if (accepted)
+				return tool_usage("run", "--%s needs %s, not '%s'", o->name, accepted, v);
 			setenv(o->var, v, 1);
+		}
 	}
 	if (have_period && have_freq)
 		return tool_usage("run", "give --period or --freq, not both");
@@ -504,6 +536,10 @@ int cmd_run(int argc, char **argv)
 				"link it dynamically (or with -lhyprof)",
 				prog);
 
+	rc = check_set_id(prog);
+	if (rc)
+		return rc;
+
 	/* output directory: -o, else HYPROF_OUTPUT from the environment, else
 	 * a name every rank of a job derives alike */
 	char outbuf[PATH_MAX];
@@ -523,6 +559,16 @@ int cmd_run(int argc, char **argv)
 	char absout[PATH_MAX];
 	if (!realpath(output, absout))
 		snprintf(absout, sizeof absout, "%s", output);
+	/* Writable now, not only at exit: root passes access(W_OK) on /proc,
+	 * and a 555 directory that exists passes mkdir_p. */
+	char probe[PATH_MAX + 64];
+	snprintf(probe, sizeof probe, "%s/.hyprof-probe.%ld", absout, (long)getpid());
+	int pfd = open(probe, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+	if (pfd < 0)
+		return tool_err("cannot write in the output directory %s: %s (choose another with -o)",
+				absout, strerror(errno));
+	close(pfd);
+	unlink(probe);
 	setenv("HYPROF_OUTPUT", absout, 1);
 
 	rc = set_preload(prog, interp, dyn == 1);

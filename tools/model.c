@@ -210,7 +210,27 @@ static int list_profiles(const char *path, char ***out, size_t *n, char *err, si
 		qsort(*out + top, *n - top, sizeof **out, cmp_str);
 	free(hidden);
 	if (*n == 0) {
-		if (entries == 0)
+		/* killed without a chance to write (SIGKILL, the OOM killer): the
+		 * live statistics' last snapshots are there */
+		char **live = NULL;
+		size_t nlive = 0, lcap = 0, le = 0, lt = 0;
+		len = strlen(path) + sizeof("/.live") + 1;
+		char *ldir = malloc(len);
+		if (!ldir)
+			abort();
+		snprintf(ldir, len, "%s%s.live", path, ends_with(path, "/") ? "" : "/");
+		if (scan_dir(ldir, &live, &nlive, &lcap, &le, &lt) == 0 && nlive > 0)
+			snprintf(err, errlen,
+				 "%s: no finished profile; %zu live snapshot(s) of process(es) that did not "
+				 "finish (killed by SIGKILL?): hyprof report %s",
+				 path, nlive, ldir);
+		for (size_t i = 0; i < nlive; i++)
+			free(live[i]);
+		free(live);
+		free(ldir);
+		if (nlive > 0)
+			;
+		else if (entries == 0)
 			snprintf(err, errlen,
 				 "%s: empty directory, no profiles: run `hyprof run -o %s -- PROGRAM` first",
 				 path, path);

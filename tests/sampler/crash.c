@@ -4,6 +4,8 @@
  *   quick quick_exit(4)
  *   handled  a SIGSEGV handler of our own recovers (siglongjmp), exit 0
  *   sigrt    install a handler on SIGRTMIN+3 (hyprof's signal), exit 0
+ *   sigrt-reset  set SIGRTMIN+3 to SIG_DFL and SIG_IGN (as git does for
+ *            every signal before an exec), exit 0
  * Usage: crash MODE [millions of steps] */
 #include <setjmp.h>
 #include <signal.h>
@@ -36,6 +38,13 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "sigrt"))
 		signal(SIGRTMIN + 3, on_rt);
+	if (!strcmp(mode, "sigrt-reset")) {
+		struct sigaction ign;
+		memset(&ign, 0, sizeof(ign));
+		ign.sa_handler = SIG_IGN;
+		signal(SIGRTMIN + 3, SIG_DFL);
+		sigaction(SIGRTMIN + 3, &ign, NULL);
+	}
 	crash_work(n);
 	if (!strcmp(mode, "segv") || !strcmp(mode, "handled")) {
 		if (sigsetjmp(back, 1) == 0)

@@ -164,6 +164,14 @@ crash)
 	cat "$W/err"
 	[ "$got" = 0 ] || fail "crash sigrt exits $got"
 	[ "$(grep -c 'signal hyprof samples with' "$W/err")" = 1 ] || fail "no single warning for SIGRTMIN+3"
+	# Resetting it to SIG_DFL / SIG_IGN (git before each exec): no warning,
+	# and sampling goes on.
+	rm -rf "$W/p"
+	got=$(status prof "$W/p" HYPROF_FREQ=1000 "$T/crash" sigrt-reset 100 2>"$W/err")
+	[ "$got" = 0 ] || fail "crash sigrt-reset exits $got"
+	! grep -q 'signal hyprof samples with' "$W/err" || fail "a warning for SIG_DFL/SIG_IGN on SIGRTMIN+3"
+	report "$W/p" "$W/r.json"
+	check func "$W/r.json" crash_work 90
 	report "$W/p" "$W/r.json"
 	check func "$W/r.json" crash_work 80
 	;;

@@ -56,6 +56,8 @@ expect_msg 1 "empty directory" "report empty directory" -- "$H" report "$T/empty
 expect_msg 1 "checksum mismatch (file corrupt)" "report corrupt file" -- "$H" report "$T/corrupt"
 expect_msg 1 "hp_synth.4000.hyp" "report truncated file" -- "$H" report "$T/truncated"
 expect_msg 1 "temporary" "report directory with only a temporary file" -- "$H" report "$T/tmponly"
+mkdir -p "$T/killed/.live" && cp "$T/hybrid/hp_synth.4000.hyp" "$T/killed/.live/"
+expect_msg 1 "hyprof report $T/killed/.live" "report directory of a killed run (live snapshot only)" -- "$H" report "$T/killed"
 expect_msg 1 "checksum mismatch" "report --json corrupt file" -- "$H" report --json "$T/corrupt"
 expect 2 "compare with one profile" -- "$H" compare "$T/hybrid"
 expect 2 "compare unknown option" -- "$H" compare --frobnicate "$T/hybrid" "$T/hybrid"
@@ -78,6 +80,27 @@ expect_msg 1 "command not found" "run missing program path" -- "$H" run -o "$T/o
 expect_msg 1 "not executable" "run program not executable" -- "$H" run -o "$T/o3" -- "$T/hybrid/hp_synth.4000.hyp"
 expect_msg 1 "cannot create the output directory" "run output under a file" -- "$H" run -o "$T/hybrid/hp_synth.4000.hyp/x" -- true
 expect_msg 1 "HYPROF_LIB" "run without the runtime library" -- env HYPROF_LIB="$T/nolib" "$H" run -o "$T/o4" -- true
+expect_msg 2 "--freq needs an integer from 1 to 100000" "run --freq above the maximum" -- "$H" run -o "$T/o9" --freq 1000000 -- true
+expect_msg 2 "--max-nodes needs" "run --max-nodes below the minimum" -- "$H" run -o "$T/o9" --max-nodes 3 -- true
+# an output directory that exists but cannot be written: refused before the
+# program runs (root writes anywhere but in /proc)
+expect_msg 1 "cannot write in the output directory" "run output not writable" -- "$H" run -o /proc/self -- true
+# a program started with stderr closed gets descriptor 2 from its first
+# open(), as without hyprof (libunwind's pipe does not take it)
+if [ -r "$HYPROF_LIB/libhyprof.so" ]; then
+	got=$("$H" run -q -o "$T/o12" -- "$HYPROF_TEST_BIN/hp_fdlow" 2>&-)
+	if [ "$got" = 2 ]; then pass=$((pass + 1)); else
+		echo "FAIL: with stderr closed the program's first open() gave $got, want 2"; fail=$((fail + 1)); fi
+fi
+# a child started with a cleaned environment is not profiled: one line says so
+if [ -r "$HYPROF_LIB/libhyprof.so" ]; then
+	expect_msg 0 "it will not be profiled" "run env -i child" -- "$H" run -q -o "$T/o11" -- env -i /bin/true
+fi
+# a set-user-ID program of another user: the loader would ignore LD_PRELOAD
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+	cp /bin/true "$T/suid" && chown nobody "$T/suid" && chmod 4755 "$T/suid"
+	expect_msg 1 "is set-user-ID" "run set-user-ID program" -- "$H" run -o "$T/o10" -- "$T/suid"
+fi
 
 # the profiled program's stdout is untouched: nothing of hyprof's there
 if [ -r "$HYPROF_LIB/libhyprof.so" ]; then
