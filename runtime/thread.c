@@ -196,6 +196,14 @@ void hp_thread_finish(struct hp_thread *t)
 	t->cpu_ns = cpu_ns_of(m);
 	prctl(PR_GET_NAME, t->name, 0, 0, 0);
 	hp_altstack_release(m);
+	/* The unwinder's scratch (path and trace, several pages) is dead with
+	 * the thread: give its whole pages back, so a program that runs
+	 * through thousands of threads keeps only their trees.  Reads after
+	 * this see zeros, which is fine for scratch. */
+	uintptr_t lo = ((uintptr_t)m->path + 4095) & ~(uintptr_t)4095;
+	uintptr_t hi = ((uintptr_t)(m->trace + HP_TRACE_MAX)) & ~(uintptr_t)4095;
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 	t->exited = 1;
 	t->busy--;
 }
