@@ -160,13 +160,21 @@ scenarios)
   # 5 us per probe pair: short calibration trials (mpi_scenarios tick())
   D=${HP_MPI_TEST_DELAY_US:-5}
   # hybrid mode: count probes whose cost is the injected delay, exactly
-  hp_seq "$np" "$T/truth" "$T/truth.out" --mode hybrid --compensate parallel -- "$B/mpi_scenarios" "$fam" "$D"
-  HYPROF_TEST_PROBE_DELAY_NS=$((D * 1000)) hp_seq "$np" "$T/inj" "$T/inj.out" --mode hybrid --compensate parallel -- \
-    "$B/mpi_scenarios" "$fam" "$D"
-  grep -q "cases done" "$T/inj.out" || fail "mpi_scenarios did not finish"
-  sed -n 's/^injected //p' "$T/inj.out" > "$T/expect"
-  $CHK compare "$T/truth.json" "$T/inj.json" "$T/truth.out" "$T/inj.out" "$T/expect"
-  rc=$?
+  # Up to three attempts: a pair of runs the machine disturbed too much to
+  # be judged (check_mpi.py exit 77: the host stole 10-15% of the CPUs
+  # in some minutes) is run again rather than skipped at once.
+  for attempt in 1 2 3; do
+    rm -rf "$T/truth" "$T/inj" "$T"/truth.* "$T"/inj.*
+    hp_seq "$np" "$T/truth" "$T/truth.out" --mode hybrid --compensate parallel -- "$B/mpi_scenarios" "$fam" "$D"
+    HYPROF_TEST_PROBE_DELAY_NS=$((D * 1000)) hp_seq "$np" "$T/inj" "$T/inj.out" --mode hybrid --compensate parallel -- \
+      "$B/mpi_scenarios" "$fam" "$D"
+    grep -q "cases done" "$T/inj.out" || fail "mpi_scenarios did not finish"
+    sed -n 's/^injected //p' "$T/inj.out" > "$T/expect"
+    echo "attempt $attempt:"
+    $CHK compare "$T/truth.json" "$T/inj.json" "$T/truth.out" "$T/inj.out" "$T/expect"
+    rc=$?
+    [ $rc = 77 ] || break
+  done
   [ $rc = 0 ] || exit $rc ;;
 reorder)
   # mpi_scenarios' wildcard family: P2's message leaves 190 ms before P0's

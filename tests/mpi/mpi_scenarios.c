@@ -3,7 +3,7 @@
  * Malony, Shende, Morris, Wolf 2007, section 3: one send, two sends,
  * handshake (2 processes), pipeline and two receives (3 processes), and one
  * collective of each kind.  Each process runs a script of steps:
- *   W(work_ms, overhead_ms)  work for work_ms, in 2 ms slices, among which
+ *   W(work_ms, overhead_ms)  work for work_ms, in 10 ms slices, among which
  *                            overhead_ms / DELAY_US calls to the instrumented
  *                            empty function tick(): an injected probe delay
  *                            of DELAY_US per call adds overhead_ms
@@ -30,6 +30,7 @@
 static double tsc_per_us;
 static int rank, size;
 static double delay_us = 100;
+#define SPIN_US 500 /* spun, not slept, at the end of each slice */
 
 static inline NOI unsigned long long tsc(void)
 {
@@ -51,12 +52,14 @@ __attribute__((noinline)) void tick(void)
 	__asm__ volatile("" ::: "memory");
 }
 
-/* Work without probes: sleep most of the time and spin the last 200 us to
+/* Work without probes: sleep most of the time and spin the last 500 us to
  * the deadline, so ranks sharing a CPU do not steal each other's time and
- * the duration is exact. */
+ * the duration is exact.  (With 2 ms slices and 200 us of spin, the VM's
+ * wake-up latency overshot the deadline often enough to add 60-140 ms to
+ * an uninstrumented run; 10 ms slices and 500 us: 1-27 ms.) */
 static NOI void unit(unsigned long long cycles)
 {
-	unsigned long long end = tsc() + cycles, spin = (unsigned long long)(200 * tsc_per_us);
+	unsigned long long end = tsc() + cycles, spin = (unsigned long long)(SPIN_US * tsc_per_us);
 	if (cycles > spin) {
 		double us = (double)(cycles - spin) / tsc_per_us;
 		struct timespec d = {(time_t)(us / 1e6), (long)((us - (double)(time_t)(us / 1e6) * 1e6) * 1e3)};
@@ -78,13 +81,13 @@ static unsigned long long sends[8], ref_tsc;
 static int nsends;
 
 /* work_ms of work with calls to tick() whose injected overhead adds up to
- * overhead_ms, spread over 2 ms slices of work. */
+ * overhead_ms, spread over 10 ms slices of work. */
 static NOI void work(double work_ms, double overhead_ms)
 {
 	long calls = (long)(overhead_ms * 1000.0 / delay_us + 0.5);
 	if (calls < 1)
 		calls = 1;
-	long slices = work_ms >= 4 ? (long)(work_ms / 2) : 1;
+	long slices = work_ms >= 20 ? (long)(work_ms / 10) : 1;
 	unsigned long long per = (unsigned long long)(work_ms * 1000.0 * tsc_per_us / (double)slices);
 	unsigned long long t0 = tsc();
 	for (long i = 0; i < slices; i++) {
