@@ -114,12 +114,16 @@ static struct managed managed[] = {
 	{.sig = SIGINT, .when = IF_DEFAULT},  {.sig = SIGQUIT, .when = IF_DEFAULT},
 	{.sig = SIGHUP, .when = IF_DEFAULT},  {.sig = SIGPIPE, .when = IF_DEFAULT},
 	{.sig = SIGXCPU, .when = IF_DEFAULT},
+	/* the kernel's fallback when a perf event's real-time signal cannot be
+	 * queued: see fatal_handler() */
+	{.sig = SIGIO, .when = IF_DEFAULT},
 };
 #define NMANAGED (sizeof(managed) / sizeof(managed[0]))
 
 static int managing; /* handlers installed (runtime started) */
 static volatile pid_t writer_tid;
 static volatile int fatal_written;
+static int sigio_dropped; /* a kernel SIGIO was dropped (logged once) */
 
 static struct managed *find_managed(int sig)
 {
@@ -219,6 +223,19 @@ static void fatal_handler(int sig, siginfo_t *si, void *uc)
 		return;
 	}
 	if (m->prog.sa_handler == SIG_IGN) {
+		errno = saved;
+		return;
+	}
+	/* A SIGIO from the kernel (SI_KERNEL) while the program keeps the
+	 * default action: when the user's queue of real-time signals is full,
+	 * fs/fcntl.c send_sigio_to_task() sends SIGIO instead of an O_ASYNC
+	 * file's F_SETSIG signal, and SIGIO's default action ends the process.
+	 * The files are hyprof's perf events (a program's own O_ASYNC file
+	 * would have killed it without hyprof too): drop it and sample on. */
+	if (sig == SIGIO && si && si->si_code == SI_KERNEL && hp_rt.source) {
+		if (!__atomic_exchange_n(&sigio_dropped, 1, __ATOMIC_RELAXED))
+			hp_log("a SIGIO from the kernel (the queue of real-time signals was full) was ignored: "
+			       "its default action would have ended the program");
 		errno = saved;
 		return;
 	}

@@ -6,12 +6,18 @@
  *   sigrt    install a handler on SIGRTMIN+3 (hyprof's signal), exit 0
  *   sigrt-reset  set SIGRTMIN+3 to SIG_DFL and SIG_IGN (as git does for
  *            every signal before an exec), exit 0
+ *   sigio-kernel  send itself the SIGIO the kernel sends when a queue of
+ *            real-time signals is full (si_code SI_KERNEL): alone it dies
+ *            of SIGIO; under hyprof (which samples with O_ASYNC perf
+ *            events, the files such a SIGIO is about) it goes on, exit 0
+ *   sigio-user  kill(getpid(), SIGIO): dies of SIGIO, with or without hyprof
  * Usage: crash MODE [millions of steps] */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "work.h"
 
@@ -64,5 +70,14 @@ int main(int argc, char **argv)
 		_exit(3);
 	if (!strcmp(mode, "quick"))
 		quick_exit(4);
+	if (!strcmp(mode, "sigio-kernel")) {
+		siginfo_t si;
+		memset(&si, 0, sizeof(si));
+		si.si_signo = SIGIO;
+		si.si_code = SI_KERNEL;
+		syscall(SYS_rt_tgsigqueueinfo, getpid(), (pid_t)syscall(SYS_gettid), SIGIO, &si);
+	}
+	if (!strcmp(mode, "sigio-user"))
+		kill(getpid(), SIGIO);
 	return 0;
 }

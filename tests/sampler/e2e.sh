@@ -164,6 +164,17 @@ crash)
 	cat "$W/err"
 	[ "$got" = 0 ] || fail "crash sigrt exits $got"
 	[ "$(grep -c 'signal hyprof samples with' "$W/err")" = 1 ] || fail "no single warning for SIGRTMIN+3"
+	# The SIGIO the kernel sends when the real-time signal queue is full
+	# (O_ASYNC fallback) does not end a profiled program; a user's SIGIO
+	# still does, as without hyprof.
+	alone=$(status "$T/crash" sigio-kernel 10 2>/dev/null)
+	[ "$alone" = 157 ] || fail "crash sigio-kernel alone exits $alone, want 157 (SIGIO)"
+	rm -rf "$W/p"
+	got=$(status prof "$W/p" "$T/crash" sigio-kernel 10 2>"$W/err")
+	[ "$got" = 0 ] || fail "crash sigio-kernel under hyprof exits $got, want 0"
+	grep -q 'SIGIO from the kernel' "$W/err" || fail "no line about the ignored SIGIO"
+	got=$(status prof "$W/p" "$T/crash" sigio-user 10 2>/dev/null)
+	[ "$got" = 157 ] || fail "crash sigio-user under hyprof exits $got, want 157"
 	# Resetting it to SIG_DFL / SIG_IGN (git before each exec): no warning,
 	# and sampling goes on.
 	rm -rf "$W/p"

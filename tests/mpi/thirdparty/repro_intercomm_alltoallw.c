@@ -2,7 +2,8 @@
  * larger than its remote group (1 rank).  The per-peer arrays have
  * remote_size entries (MPI 3.1 section 5.8: "one entry per process of the
  * remote group"); what lies past them is none of MPI's business, so it is
- * filled with junk here on purpose. */
+ * filled with junk here on purpose.
+ *   mpirun --oversubscribe -np 4 ./repro_intercomm_alltoallw */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
-/* A message larger than INT_MAX bytes: 2^28 long longs = 2 GiB. */
+/* A message larger than INT_MAX bytes: 2^28 long longs = 2 GiB.
+ *   mpirun -np 2 ./repro_large_message   (about 4 GiB of memory; expect count 268435456) */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>

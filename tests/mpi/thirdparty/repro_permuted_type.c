@@ -1,5 +1,6 @@
 /* A datatype whose typemap is a permutation of contiguous memory: size ==
- * extent == true extent, lb 0, but the order on the wire is not memory order. */
+ * extent == true extent, lb 0, but the order on the wire is not memory order.
+ *   mpirun -np 2 ./repro_permuted_type   (expect "2 1" twice; hyprof --compensate parallel gives "1 2") */
 #include <mpi.h>
 #include <stdio.h>
 int main(int argc, char **argv)
