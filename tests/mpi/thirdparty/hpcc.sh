@@ -9,6 +9,7 @@
 # and a matrix.  Exit 77 (SKIP) without hpcc or mpirun.  About 15 to 30 s.
 set -u
 B=${1:?usage: hpcc.sh BUILD_DIR}
+B=$(cd "$B" && pwd) || exit 1
 H=$B/bin/hyprof
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
