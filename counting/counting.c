@@ -131,6 +131,12 @@ void hp_counting_thread_flush(struct hp_thread *t)
 	}
 }
 
+void hp_counting_thread_retire(struct hp_thread *t)
+{
+	if (t)
+		hp_probe_mem_release(t);
+}
+
 void hp_counting_shutdown(void)
 {
 	__atomic_store_n(&hp_probe_g.mode, HP_PM_OFF, __ATOMIC_RELEASE);

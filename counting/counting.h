@@ -15,6 +15,9 @@ int hp_counting_thread_init(struct hp_thread *t);
  * Call on the exiting thread, or for a thread that has finished, before the
  * profile's thread sections are written.  Signal-safe. */
 void hp_counting_thread_flush(struct hp_thread *t);
+/* The thread has exited: release the probe memory it no longer needs
+ * (its tree stays).  Not signal-safe. */
+void hp_counting_thread_retire(struct hp_thread *t);
 /* Probes return at once from now on (teardown).  Signal-safe. */
 void hp_counting_shutdown(void);
 

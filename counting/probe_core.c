@@ -55,6 +55,20 @@ void hp_probe_mem_unmap(struct hp_thread *t)
 	t->stack = NULL;
 }
 
+void hp_probe_mem_release(struct hp_thread *t)
+{
+	if (!t->stack || t->sp)
+		return;
+	/* The first page keeps the header (written with the profile) and the
+	 * root frames; the rest (frames, the per-node child cache) is only
+	 * read by probes running on the thread.  Pages touched again later
+	 * (a destructor with probes) come back as zeros: an empty cache. */
+	char *base = (char *)hp_probe_thr(t->stack);
+	size_t len = mem_len(t->probe.cap);
+	if (len > 4096)
+		madvise(base + 4096, len - 4096, MADV_DONTNEED);
+}
+
 void hp_probe_set_costs(struct hp_thread *t, uint64_t pair, uint64_t comp_pair, uint64_t di)
 {
 	struct hp_probe_thr *pt = hp_probe_thr(t->stack);

@@ -112,6 +112,9 @@ HP_INLINE struct hp_probe_thr *hp_probe_thr(struct hp_frame *stack)
  * -errno.  Not signal-safe. */
 HP_HIDDEN int hp_probe_mem_map(struct hp_thread *t);
 HP_HIDDEN void hp_probe_mem_unmap(struct hp_thread *t);
+/* A thread that exited: give back the pages of its shadow stack and child
+ * cache beyond the first (nothing if frames are still open). */
+HP_HIDDEN void hp_probe_mem_release(struct hp_thread *t);
 /* Forget every cached child (the tree was reset).  Signal-safe. */
 HP_HIDDEN void hp_probe_cache_clear(struct hp_thread *t);
 /* New costs for the thread (a recalibration): open frames keep the F that

@@ -62,8 +62,10 @@ HP_EXPORT struct hp_thread *hp_thread_get(void)
 static void on_thread_exit(void *p)
 {
 	struct hp_thread *t = p;
-	if (t && !t->exited)
+	if (t && !t->exited) {
 		hp_thread_finish(t);
+		hp_counting_thread_retire(t);
+	}
 }
 
 void hp_thread_resolve(void)
