@@ -2,14 +2,16 @@
 # tests/cost/range_sampling.sh - the sampler's cost lies in the reported range.
 #
 # The same deterministic loop (tests/bin/split) runs sampled at 100 Hz and at
-# 20 kHz, three times each, interleaved.  The extra CPU time of the fast runs
+# 20 kHz, five times each, interleaved.  The extra CPU time of the fast runs
 # (median against median, CPU times recorded in each profile) is what 200x
 # the samples really cost: the timer interrupts, the signals' delivery, the
 # handler and the caches they disturb.  It must lie in
 #     [low(fast) - high(slow), high(fast) - low(slow)]
-# within 3% of the CPU time (the loop's own CPU time varies that much between
-# runs on a loaded VM).  A range built from a self-signal round trip alone
-# (2-3 us where a whole sample costs 9-10 us on a VM) misses it by half.
+# within 3% of the CPU time or a quarter of the cost, whichever is larger
+# (the loop's own CPU time varies that much between runs on a loaded VM).
+# A range built from a self-signal round trip alone (2-3 us where a whole
+# sample costs 9-10 us on a VM) held a third of it: 0.119 s timed against
+# 0.032..0.043 s.
 . "$(dirname "$0")/common.sh"
 BIN=$HYPROF_TEST_BIN/split
 run() { # name freq
@@ -21,7 +23,7 @@ run() { # name freq
 		echo "FAIL: hyprof report ($1) failed:"; cat "$out/$1.rerr"; exit 1
 	fi
 }
-for i in 1 2 3; do
+for i in 1 2 3 4 5; do
 	run slow$i 100
 	run fast$i 20000
 done
@@ -30,13 +32,13 @@ python3 - "$out" <<'PY'
 import json, sys, statistics
 d = sys.argv[1]
 def costs(name):
-    return [json.load(open("%s/%s%d.json" % (d, name, i)))["cost"] for i in (1, 2, 3)]
+    return [json.load(open("%s/%s%d.json" % (d, name, i)))["cost"] for i in range(1, 6)]
 slow, fast = costs("slow"), costs("fast")
 med = lambda cs, k: statistics.median(c[k] for c in cs)
 real = med(fast, "cpu_time") - med(slow, "cpu_time")
 lo = med(fast, "low") - med(slow, "high")
 hi = med(fast, "high") - med(slow, "low")
-tol = 0.03 * med(slow, "cpu_time")
+tol = max(0.03 * med(slow, "cpu_time"), 0.25 * real)
 n = statistics.median(c["samples_taken"] for c in fast)
 ok = real > 0.02 * med(slow, "cpu_time") and lo - tol <= real <= hi + tol
 print("%s 20 kHz sampling cost %.4f s (%.1f us per sample over %d samples) inside [%.4f, %.4f] s +- %.4f"
