@@ -131,6 +131,43 @@ void hp_counting_thread_flush(struct hp_thread *t)
 	}
 }
 
+int hp_counting_open_close(struct hp_thread *t, struct hp_open_save *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (!t || !t->stack || !t->sp || (hp_probe_g.mode & HP_PM_MASK) != HP_PM_TIMED)
+		return 0;
+	uint32_t n = t->sp > HP_STACK_MAX ? HP_STACK_MAX : t->sp;
+	size_t len = (size_t)(n + 1) * sizeof(struct hp_frame) + (size_t)n * sizeof(struct cct_node);
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	struct hp_frame *fr = m;
+	struct cct_node *nd = (struct cct_node *)(void *)(fr + n + 1);
+	memcpy(fr, t->stack - 1, (size_t)(n + 1) * sizeof(*fr));
+	for (uint32_t i = 0; i < n; i++)
+		nd[i] = t->probe.nodes[t->stack[i].node];
+	*s = (struct hp_open_save){.sp = t->sp, .cur = t->probe_cur, .n = n, .len = len, .mem = m};
+	hp_counting_thread_flush(t);
+	return 1;
+}
+
+void hp_counting_open_restore(struct hp_thread *t, struct hp_open_save *s)
+{
+	if (!t || !s->mem)
+		return;
+	struct hp_frame *fr = s->mem;
+	struct cct_node *nd = (struct cct_node *)(void *)(fr + s->n + 1);
+	memcpy(t->stack - 1, fr, (size_t)(s->n + 1) * sizeof(*fr));
+	/* every copy was made before any frame was closed: a node open twice
+	 * (folded recursion) gets the same state back from either */
+	for (uint32_t i = 0; i < s->n; i++)
+		t->probe.nodes[fr[i + 1].node] = nd[i];
+	t->sp = s->sp;
+	t->probe_cur = s->cur;
+	munmap(s->mem, s->len);
+	s->mem = NULL;
+}
+
 void hp_counting_thread_retire(struct hp_thread *t)
 {
 	if (t)

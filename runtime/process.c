@@ -434,6 +434,9 @@ static void fork_child(void)
 
 /* ---- exec -------------------------------------------------------------- */
 
+/* The calling thread's open frames closed for the partial write at exec. */
+static __thread struct hp_open_save exec_open __attribute__((tls_model("initial-exec")));
+
 static int exec_prepare(void)
 {
 	if (!hp_rt.initialized || foreign_process())
@@ -444,8 +447,13 @@ static int exec_prepare(void)
 	hp_threads_snapshot();
 	/* A fork child that execs at once (the fork-exec idiom) has nothing to
 	 * say: no empty partial file beside the new image's profile. */
-	if (hp_has_data())
+	if (hp_has_data()) {
+		/* measured mode: the calling thread's open frames (main, and
+		 * what called exec) get their time in this profile; reopened
+		 * as they were if the exec fails */
+		hp_counting_open_close(hp_thread_self(), &exec_open);
 		hp_write_now(1, "exec");
+	}
 	hp_live_exec();
 	errno = saved;
 	return 1;
@@ -459,6 +467,7 @@ static void exec_failed(int prepared)
 	/* The program goes on: so does its profile.  The final write at exit
 	 * replaces the partial one. */
 	hp_rt.partial = 0;
+	hp_counting_open_restore(hp_thread_self(), &exec_open);
 	hp_sampler_restore_handler();
 	hp_sampling_resume_all();
 	hp_cost_resume();

@@ -116,7 +116,9 @@ endings)
   # main never returns (exit, _exit, abort, fatal signals): its frame is
   # closed at the final write, so measured mode gives it the program's time
   # (it was "total 0 s", every share 0.0%).
-  for how in return exit _exit abort segv term; do
+  # exec: the partial profile written before the exec; exec-fail: the
+  # frames closed for that write are reopened, main/work runs twice.
+  for how in return exit _exit abort segv term exec exec-fail; do
     "$H" run -q -o "$T/$how" --mode measured -- "$B/cnt_endings" $how > "$T/$how.stdout" 2> "$T/$how.stderr"
     "$H" report --json "$T/$how" > "$T/$how.json" || fail "$how: hyprof report --json"
     python3 - "$T/$how.json" "$how" <<'PY' || exit 1
@@ -130,8 +132,11 @@ def node(t, path):
     return t
 m, w = node(rep["tree"], ["main"]), node(rep["tree"], ["main", "work"])
 ok = m is not None and w is not None and rep["total"] > 0 and m["total"] >= w["total"] > 0.8 * rep["total"]
-print("%s %s: total %.3f s, main %s s, main/work %s s" % ("ok  " if ok else "FAIL", how, rep["total"],
-      m and m["total"], w and w["total"]))
+calls = w and w.get("calls")
+if how == "exec-fail":
+    ok = ok and calls == 2 and m.get("calls") == 1
+print("%s %s: total %.3f s, main %s s, main/work %s s, %s calls" % ("ok  " if ok else "FAIL", how, rep["total"],
+      m and m["total"], w and w["total"], calls))
 sys.exit(0 if ok else 1)
 PY
   done ;;

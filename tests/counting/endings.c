@@ -1,6 +1,7 @@
 /* endings.c - measured mode when main never returns.  main calls work()
  * (~0.2 s) and then ends as argv[1] says: return | exit | _exit | abort |
- * segv | term.  main's exit probe never runs except for `return`; the
+ * segv | term | exec (execs /bin/true: the partial profile written at the
+ * exec) | exec-fail (an exec that fails, then work() again and return).  main's exit probe never runs except for `return`; the
  * profile must still give main its time (counting.c
  * hp_counting_thread_flush() at the final write), not "total 0 s". */
 #include <signal.h>
@@ -28,6 +29,12 @@ int main(int argc, char **argv)
 		_exit(0);
 	if (!strcmp(how, "abort"))
 		abort();
+	if (!strcmp(how, "exec"))
+		execl("/bin/true", "true", (char *)NULL);
+	if (!strcmp(how, "exec-fail")) {
+		execl("/nonexistent/hyprof-test", "x", (char *)NULL);
+		work(argc > 2 ? strtoul(argv[2], NULL, 10) : 100000000ul);
+	}
 	if (!strcmp(how, "segv") || !strcmp(how, "term"))
 		raise(!strcmp(how, "segv") ? SIGSEGV : SIGTERM);
 	return 0;
