@@ -439,9 +439,13 @@ static void tick(uint64_t now)
 
 
 	/* What this interval cost, by the same model as the profile's range. */
-	uint64_t d_events = tt.events - C.prev_events;
-	uint64_t d_taken = tt.taken - C.prev_taken;
-	uint64_t d_handler = tt.handler - C.prev_handler;
+	/* A sum may step back: an exited thread's counters move into the
+	 * "[exited]" record (runtime/thread.c), read in between twice. */
+#define HP_DELTA(a, b) ((a) > (b) ? (a) - (b) : 0)
+	uint64_t d_events = HP_DELTA(tt.events, C.prev_events);
+	uint64_t d_taken = HP_DELTA(tt.taken, C.prev_taken);
+	uint64_t d_handler = HP_DELTA(tt.handler, C.prev_handler);
+#undef HP_DELTA
 	uint64_t d_skips = roots + nested - C.prev_skips;
 	double ideal = (double)d_events * pair + (double)d_skips * hp_budget_skip_pair_s();
 	double ksample = (hp_calib.sample_kernel.n ? hp_calib.sample_kernel.median

@@ -174,6 +174,13 @@ void hp_counting_thread_retire(struct hp_thread *t)
 		hp_probe_mem_release(t);
 }
 
+void hp_counting_thread_reuse(struct hp_thread *t)
+{
+	if (t->probe.nodes)
+		cct__reset(&t->probe);
+	hp_probe_mem_reuse(t);
+}
+
 void hp_counting_shutdown(void)
 {
 	__atomic_store_n(&hp_probe_g.mode, HP_PM_OFF, __ATOMIC_RELEASE);

@@ -27,6 +27,21 @@ static size_t mem_len(uint32_t cap)
 	return (len + 4095) & ~(size_t)4095;
 }
 
+static void mem_init(struct hp_thread *t, void *m)
+{
+	struct hp_probe_thr *pt = m;
+	memset(pt, 0, sizeof(*pt));
+	pt->pair = hp_probe_g.cost_pair;
+	pt->comp_pair = hp_probe_g.comp.pair;
+	pt->di = hp_probe_g.comp.di;
+	pt->last_recal = hp_rdtsc();
+	struct hp_frame *stack = (struct hp_frame *)(void *)(pt + 1) + 1;
+	memset(stack - 1, 0, sizeof(*stack)); /* the root frame */
+	t->probe_cur = CCT_ROOT;
+	t->sp = 0;
+	__atomic_store_n(&t->stack, stack, __ATOMIC_RELEASE);
+}
+
 int hp_probe_mem_map(struct hp_thread *t)
 {
 	/* MAP_NORESERVE: the deep frames and the cache entries of nodes never
@@ -35,16 +50,24 @@ int hp_probe_mem_map(struct hp_thread *t)
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED)
 		return -errno;
-	struct hp_probe_thr *pt = m;
-	pt->pair = hp_probe_g.cost_pair;
-	pt->comp_pair = hp_probe_g.comp.pair;
-	pt->di = hp_probe_g.comp.di;
-	pt->last_recal = hp_rdtsc();
-	struct hp_frame *stack = (struct hp_frame *)(void *)(pt + 1) + 1;
-	t->probe_cur = CCT_ROOT;
-	t->sp = 0;
-	__atomic_store_n(&t->stack, stack, __ATOMIC_RELEASE);
+	mem_init(t, m);
 	return 0;
+}
+
+void hp_probe_mem_reuse(struct hp_thread *t)
+{
+	if (!t->stack)
+		return;
+	void *m = hp_probe_thr(t->stack);
+	size_t len = mem_len(t->probe.cap);
+	/* frames and the child cache back to zero pages (the cache must be
+	 * empty for the reset tree), then the header and root frame anew */
+	if (len > 4096)
+		madvise((char *)m + 4096, len - 4096, MADV_DONTNEED);
+	struct hp_thread *priv = ((struct hp_probe_thr *)m)->priv; /* the bursts' state: kept */
+	t->sp = 0;
+	mem_init(t, m);
+	((struct hp_probe_thr *)m)->priv = priv;
 }
 
 void hp_probe_mem_unmap(struct hp_thread *t)

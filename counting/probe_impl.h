@@ -115,6 +115,9 @@ HP_HIDDEN void hp_probe_mem_unmap(struct hp_thread *t);
 /* A thread that exited: give back the pages of its shadow stack and child
  * cache beyond the first (nothing if frames are still open). */
 HP_HIDDEN void hp_probe_mem_release(struct hp_thread *t);
+/* The memory of a thread that is gone, for a new thread (its tree was
+ * reset): empty stack and cache, costs from hp_probe_g.  Not signal-safe. */
+HP_HIDDEN void hp_probe_mem_reuse(struct hp_thread *t);
 /* Forget every cached child (the tree was reset).  Signal-safe. */
 HP_HIDDEN void hp_probe_cache_clear(struct hp_thread *t);
 /* New costs for the thread (a recalibration): open frames keep the F that

@@ -77,6 +77,9 @@ struct hp_mt *hp_mt_get(void)
 	}
 	mt->t = hp_thread_get();
 	if (mt->t) {
+		/* mt keeps this pointer after the thread exits: its record is
+		 * never merged into "[exited]" and reused (runtime/thread.c) */
+		mt->t->keep_record = 1;
 		mt->x = &mt->t->delay;
 		mt->o = &mt->t->overhead;
 	} else {

@@ -37,6 +37,7 @@ struct hp_config {
 	int quiet;               /* HYPROF_QUIET: no summary line at exit */
 	int per_rank;            /* HYPROF_PER_RANK: keep per-rank files when merging */
 	uint32_t max_nodes;      /* HYPROF_MAX_NODES: per-thread sample tree nodes */
+	uint32_t max_threads;    /* HYPROF_MAX_THREADS: exited threads kept apart (0 = all) */
 	uint64_t test_probe_delay_ns; /* HYPROF_TEST_PROBE_DELAY_NS: injected cost */
 	int live;                /* HYPROF_LIVE: live statistics file (default on) */
 	int calibrate;           /* HYPROF_CALIBRATE: 0 skips start-up calibration */

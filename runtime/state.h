@@ -100,6 +100,12 @@ struct hp_thread {
 	uint64_t cpu_ns;               /* thread CPU time at exit */
 	char name[16];
 	struct hp_thread *next;        /* global list, newest first */
+	/* exited threads past HYPROF_MAX_THREADS (runtime/thread.c) */
+	uint32_t merged_threads;       /* the "[exited]" record: threads in it */
+	volatile int retired;          /* merged away: a free slot, not written */
+	volatile int keep_record;      /* another layer holds a pointer to this record
+	                                * (mpiwrap's per-thread state): never merged */
+	struct hp_thread *dying_next;  /* queued to be merged once the thread is gone */
 };
 
 /* Global runtime state, one per process. */

@@ -5,6 +5,9 @@
  * threads the program creates, by the constructor for the main thread, or
  * lazily by hp_thread_get() for threads created behind our back.  It is never
  * unmapped: the data outlives the thread and is written at process exit.
+ * Past HYPROF_MAX_THREADS exited threads, the threads that exit are merged
+ * into one "[exited]" record once the kernel says they are gone,
+ * and their memory serves the next new thread (see "Exited threads").
  * Thread exit (return from the start routine, pthread_exit, cancellation) is
  * caught by a pthread key destructor, which runs in all three cases.
  *
@@ -15,6 +18,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -26,6 +31,7 @@
 #include "counting/counting.h"
 #include "runtime/lifecycle.h"
 #include "runtime/state.h"
+#include "runtime/writer.h"
 #include "sampler/sampler.h"
 
 /* Initial-exec: one load from %fs in the signal handler, no __tls_get_addr
@@ -37,6 +43,12 @@ struct hp_thread *hp_main_thread;
 static pthread_key_t exit_key;
 static int exit_key_ok;
 static uint32_t next_index;
+
+/* Exited threads (all under hp_threads_lock). */
+static uint32_t exited_kept;          /* exited threads kept as their own record */
+static struct hp_thread *dying;       /* exited past the limit, to be merged */
+static struct hp_thread *free_slots;  /* merged: memory for a new thread */
+static struct hp_thread *exited_rec;  /* "[exited]" */
 
 typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 static pthread_create_fn real_pthread_create;
@@ -59,12 +71,15 @@ HP_EXPORT struct hp_thread *hp_thread_get(void)
 	return hp_thread_create();
 }
 
+static void queue_exited(struct hp_thread *t);
+
 static void on_thread_exit(void *p)
 {
 	struct hp_thread *t = p;
 	if (t && !t->exited) {
 		hp_thread_finish(t);
 		hp_counting_thread_retire(t);
+		queue_exited(t);
 	}
 }
 
@@ -111,10 +126,177 @@ static void identity(struct hp_thread_mem *m, int with_stack)
 	prctl(PR_GET_NAME, t->name, 0, 0, 0);
 }
 
-struct hp_thread *hp_thread_create(void)
+/* ---- exited threads ------------------------------------------------------
+ *
+ * A program that runs through thousands of short threads would keep every
+ * one's record (about 17 KB resident and a THREAD section each: 20000
+ * threads took 326 MB).  The first HYPROF_MAX_THREADS threads to exit keep
+ * their records; a thread that exits after them is queued, and once the
+ * kernel no longer knows its tid (tgkill ESRCH: no destructor, handler or
+ * probe of it can run any more) its trees and counters are added to one
+ * "[exited]" record and its memory, reset, is taken by the next new
+ * thread.  Merging happens when a thread is created, under the writers'
+ * lock, so no profile is being written meanwhile (trylock: a creation never
+ * waits for a write; the merge waits for the next one). */
+
+static void reset_counters(struct hp_thread *t);
+
+static void queue_exited(struct hp_thread *t)
+{
+	if (!hp_rt.cfg.max_threads || t == hp_main_thread || t->keep_record)
+		return;
+	pthread_mutex_lock(&hp_threads_lock);
+	if (exited_kept < hp_rt.cfg.max_threads) {
+		exited_kept++;
+	} else {
+		t->dying_next = dying;
+		dying = t;
+	}
+	pthread_mutex_unlock(&hp_threads_lock);
+}
+
+static struct hp_thread *new_record(void)
 {
 	size_t len = (sizeof(struct hp_thread_mem) + 4095) & ~(size_t)4095;
 	struct hp_thread_mem *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	struct hp_thread *r = &m->t;
+	if (cct__init(&r->sample, hp_rt.cfg.max_nodes) || cct__init(&r->probe, hp_rt.cfg.max_nodes)) {
+		cct__destroy(&r->sample);
+		munmap(m, len);
+		return NULL;
+	}
+	r->src.fd = -1;
+	r->src.papi_set = -1;
+	r->exited = 1;
+	r->start_ns = r->start_tsc = UINT64_MAX;
+	memcpy(r->name, "[exited]", sizeof("[exited]"));
+	r->index = next_index++;
+	r->next = hp_rt.threads;
+	__atomic_store_n(&hp_rt.threads, r, __ATOMIC_RELEASE);
+	hp_rt.nthreads++;
+	m->in_list = 1;
+	return r;
+}
+
+#define MIN_(a, b) ((a) < (b) ? (a) : (b))
+#define MAX_(a, b) ((a) > (b) ? (a) : (b))
+
+/* Add t into the record; 0, or -errno with nothing changed. */
+static int merge_into(struct hp_thread *r, struct hp_thread *t)
+{
+	int rc = 0;
+	if (t->sample.nodes && t->sample.n > 1)
+		rc = cct__merge(&r->sample, &t->sample);
+	if ((rc == 0 || rc == -ENOSPC) && t->probe.nodes && t->probe.n > 1) {
+		int rp = cct__merge(&r->probe, &t->probe);
+		rc = rp ? rp : rc;
+	}
+	if (rc == -ENOMEM || rc == -EINVAL)
+		return rc; /* a tree could not be merged: t stays a record of its own */
+	r->samples += t->samples;
+	for (int i = 0; i < HP_DROP_NREASONS; i++)
+		r->dropped[i] += t->dropped[i];
+	r->meas_samples += t->meas_samples;
+	r->meas_period += t->meas_period;
+	r->handler_cycles += t->handler_cycles;
+	r->stack_overflow += t->stack_overflow;
+	r->exit_mismatch += t->exit_mismatch;
+	r->overhead += t->overhead;
+	r->delay += t->delay;
+	r->probe_events += t->probe_events;
+	r->cpu_ns += t->cpu_ns;
+	r->src.throttled += t->src.throttled;
+	r->src.ring_corrupt += t->src.ring_corrupt;
+	r->start_ns = MIN_(r->start_ns, t->start_ns);
+	r->start_tsc = MIN_(r->start_tsc, t->start_tsc);
+	r->end_ns = MAX_(r->end_ns, t->end_ns);
+	r->end_tsc = MAX_(r->end_tsc, t->end_tsc);
+	hp_thread_mem(r)->unwind_faults += hp_thread_mem(t)->unwind_faults;
+	r->merged_threads++;
+	return 0;
+}
+
+/* The record of a thread that is gone, emptied for a new thread. */
+static void retire(struct hp_thread *t)
+{
+	__atomic_store_n(&t->retired, 1, __ATOMIC_RELEASE);
+	reset_counters(t);
+	t->exited = 1;
+	hp_thread_mem(t)->unwind_faults = hp_thread_mem(t)->stray_signals = 0;
+	t->src.throttled = t->src.ring_corrupt = 0;
+	cct__reset(&t->sample);
+	t->sample.full = 0;
+	/* the pages of its nodes go back to the system; the root's stays */
+	if (t->sample.bytes > 4096)
+		madvise((char *)t->sample.nodes + 4096, t->sample.bytes - 4096, MADV_DONTNEED);
+	if (t->probe.nodes) {
+		hp_counting_thread_reuse(t);
+		t->probe.full = 0;
+		if (t->probe.bytes > 4096)
+			madvise((char *)t->probe.nodes + 4096, t->probe.bytes - 4096, MADV_DONTNEED);
+	}
+	t->merged_threads = 0;
+}
+
+/* Merge the queued threads that are gone; a free slot for a new thread,
+ * or NULL.  Caller: a thread being created, nothing held. */
+static struct hp_thread *take_slot(void)
+{
+	if (!__atomic_load_n(&dying, __ATOMIC_RELAXED) && !__atomic_load_n(&free_slots, __ATOMIC_RELAXED))
+		return NULL;
+	if (hp_write_trylock() != 0)
+		return NULL;
+	pthread_mutex_lock(&hp_threads_lock);
+	pid_t pid = getpid();
+	for (struct hp_thread **pp = &dying; *pp;) {
+		struct hp_thread *t = *pp;
+		if (syscall(SYS_tgkill, pid, t->tid, 0) == 0 || errno != ESRCH) {
+			pp = &t->dying_next; /* still running its last destructors */
+			continue;
+		}
+		*pp = t->dying_next;
+		if (!exited_rec)
+			exited_rec = new_record();
+		if (!exited_rec || merge_into(exited_rec, t) != 0)
+			continue; /* kept as a record of its own */
+		retire(t);
+		t->dying_next = free_slots;
+		free_slots = t;
+	}
+	struct hp_thread *s = free_slots;
+	if (s)
+		free_slots = s->dying_next;
+	pthread_mutex_unlock(&hp_threads_lock);
+	hp_write_lock_release();
+	return s;
+}
+
+/* A free slot made ready for the calling thread: every field zero but the
+ * list link and the memory (trees, shadow stack) it keeps. */
+static struct hp_thread_mem *reuse_slot(struct hp_thread *s)
+{
+	struct hp_thread_mem *m = hp_thread_mem(s);
+	struct hp_thread keep = *s;
+	memset(m, 0, offsetof(struct hp_thread_mem, path)); /* the scratch is zero pages */
+	s->sample = keep.sample;
+	s->probe = keep.probe;
+	s->stack = keep.stack;
+	s->probe_cur = CCT_ROOT;
+	s->next = keep.next;
+	s->exited = 1;                /* until it is published */
+	s->retired = 1;
+	m->in_list = 1;
+	return m;
+}
+
+struct hp_thread *hp_thread_create(void)
+{
+	size_t len = (sizeof(struct hp_thread_mem) + 4095) & ~(size_t)4095;
+	struct hp_thread *slot = take_slot();
+	struct hp_thread_mem *m = slot ? reuse_slot(slot)
+				       : mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED) {
 		hp_log("thread %d runs unprofiled: cannot map its state (%s)", (int)gettid_raw(), strerror(errno));
 		return NULL;
@@ -125,7 +307,7 @@ struct hp_thread *hp_thread_create(void)
 	t->src.papi_set = -1;
 	t->probe_cur = CCT_ROOT;
 	identity(m, 1);
-	int err = cct__init(&t->sample, hp_rt.cfg.max_nodes);
+	int err = slot ? 0 : cct__init(&t->sample, hp_rt.cfg.max_nodes);
 	if (err) {
 		hp_log("thread %d runs unprofiled: cannot map its call-path tree of %u nodes (%s)", (int)t->tid,
 		       hp_rt.cfg.max_nodes, strerror(-err));
@@ -140,16 +322,29 @@ struct hp_thread *hp_thread_create(void)
 		pthread_setspecific(exit_key, t);
 	hp_altstack_setup(m);
 
-	pthread_mutex_lock(&hp_threads_lock);
-	t->index = next_index++;
-	t->next = hp_rt.threads;
-	/* Published last: the list is walked without the lock (pause, write). */
-	__atomic_store_n(&hp_rt.threads, t, __ATOMIC_RELEASE);
-	hp_rt.nthreads++;
-	m->in_list = 1;
-	if (t->index == 0)
-		hp_main_thread = t;
-	pthread_mutex_unlock(&hp_threads_lock);
+	if (slot) {
+		/* already in the list: it is published when no profile is being
+		 * written, so a write counts and writes the same records */
+		int wl = hp_write_lock_wait();
+		pthread_mutex_lock(&hp_threads_lock);
+		t->index = next_index++;
+		t->exited = 0;
+		__atomic_store_n(&t->retired, 0, __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&hp_threads_lock);
+		if (wl == 0)
+			hp_write_lock_release();
+	} else {
+		pthread_mutex_lock(&hp_threads_lock);
+		t->index = next_index++;
+		t->next = hp_rt.threads;
+		/* Published last: the list is walked without the lock (pause, write). */
+		__atomic_store_n(&hp_rt.threads, t, __ATOMIC_RELEASE);
+		hp_rt.nthreads++;
+		m->in_list = 1;
+		if (t->index == 0)
+			hp_main_thread = t;
+		pthread_mutex_unlock(&hp_threads_lock);
+	}
 
 	t->busy = 0;
 	if (hp_rt.active && hp_sampler_thread_start(t) == 0)
@@ -282,6 +477,8 @@ void hp_threads_after_fork_child(void)
 	hp_rt.nthreads = 0;
 	hp_main_thread = NULL;
 	next_index = 0;
+	exited_kept = 0;
+	dying = free_slots = exited_rec = NULL;
 	if (!self) {
 		hp_thread_create();
 		return;

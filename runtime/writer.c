@@ -340,6 +340,25 @@ static void write_unlock(void)
 	__atomic_store_n(&write_owner, 0, __ATOMIC_RELEASE);
 }
 
+int hp_write_trylock(void)
+{
+	pid_t cur = 0, self = (pid_t)syscall(SYS_gettid);
+	return __atomic_compare_exchange_n(&write_owner, &cur, self, 0, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED)
+		       ? 0
+		       : -EBUSY;
+}
+
+int hp_write_lock_wait(void)
+{
+	return write_lock((pid_t)syscall(SYS_gettid));
+}
+
+void hp_write_lock_release(void)
+{
+	write_unlock();
+}
+
 /* ---- sections ------------------------------------------------------------- */
 
 static uint64_t thread_cpu_ns(const struct hp_thread *t, pid_t self)
@@ -461,6 +480,8 @@ static void thread_kv(struct kvs *k, const struct thread_snap *s)
 	kvs_u64(k, "probe_events", t->probe_events);
 	kvs_u64(k, "cct_full.sample", t->sample.full);
 	kvs_u64(k, "cct_full.probe", t->probe.full);
+	if (t->merged_threads)
+		kvs_u64(k, "merged_threads", t->merged_threads);
 }
 
 static uint32_t tree_count(const struct cct *c)
@@ -539,13 +560,20 @@ static int write_body(int partial, const char *why, pid_t self, int snapshot)
 	uint64_t now = hp_now_ns();
 	struct hp_thread *head = __atomic_load_n(&hp_rt.threads, __ATOMIC_ACQUIRE);
 	uint32_t nthreads = 0;
+	/* retired records (threads merged into "[exited]", their
+	 * memory waiting for a new thread) are not written; which records are
+	 * retired changes only under the write lock (runtime/thread.c) */
 	for (struct hp_thread *t = head; t && nthreads < MAX_THREADS_WALKED; t = t->next)
-		nthreads++;
+		nthreads += !t->retired;
 	write_meta(&W, partial, why, nthreads, now);
 	hp_modules_section_writer(&W, NULL);
 	uint32_t k = 0;
-	for (struct hp_thread *t = head; t && k < nthreads && !W.err; t = t->next, k++)
+	for (struct hp_thread *t = head; t && k < nthreads && !W.err; t = t->next) {
+		if (t->retired)
+			continue;
 		write_thread(&W, t, self, now);
+		k++;
+	}
 	uint32_t nsec = __atomic_load_n(&nsec_writers, __ATOMIC_ACQUIRE);
 	for (uint32_t i = 0; i < nsec && !W.err; i++) {
 		if (snapshot && !__atomic_load_n(&sec_writers[i].live, __ATOMIC_ACQUIRE))

@@ -48,6 +48,14 @@ int hp_profile_name(char *buf, size_t len);
  * file's size in *bytes when not NULL.  Returns 0 or -errno; logs nothing
  * (the caller decides how often to say so).  Signal-safe. */
 int hp_write_snapshot(const char *path, uint64_t *bytes);
+/* The writers' lock, for changing which thread records exist
+ * (runtime/thread.c): no profile or snapshot is being written while it is
+ * held.  hp_write_trylock() returns 0 when taken, -EBUSY if a write is under
+ * way; hp_write_lock_wait() waits (bounded, 10 s) and returns 0 or -errno.
+ * Not signal-safe. */
+int hp_write_trylock(void);
+int hp_write_lock_wait(void);
+void hp_write_lock_release(void);
 
 /* Register a section writer that is also called for live snapshots, or mark
  * an already registered one so (hp_register_section_writer() registers for

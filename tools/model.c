@@ -700,6 +700,9 @@ static int load_file(struct hp_model *m, struct mpriv *pv, struct hp_prof *p, in
 		ti->pid = (int)kv_num(&pt->kv, "pid", ri->pid);
 		ti->tid = (int)kv_num(&pt->kv, "tid", 0);
 		ti->index = (int)kv_num(&pt->kv, "index", (double)t);
+		ti->merged = (int)kv_num(&pt->kv, "merged_threads", 1);
+		if (ti->merged < 1)
+			ti->merged = 1;
 		double ts = kv_num(&pt->kv, "start_ns", 0), te = kv_num(&pt->kv, "end_ns", 0);
 		ti->wall = te > ts ? (te - ts) * 1e-9 : ri->wall_raw;
 		ti->cpu = kv_num(&pt->kv, "cpu_ns", 0) * 1e-9;
@@ -973,7 +976,10 @@ int model__load_opts(struct hp_model *m, const char *path, unsigned opts, char *
 		}
 	}
 
-	m->nthreads = (int)m->nthreadinfo;
+	/* threads, counting those the runtime merged into one record */
+	m->nthreads = 0;
+	for (size_t t = 0; t < m->nthreadinfo; t++)
+		m->nthreads += m->threads[t].merged;
 	m->funcs = mb__funcs(pv->b, &m->nfuncs);
 	m->root = model__tree(m, -1, -1);
 	m->total = m->root->total;

@@ -91,6 +91,8 @@ struct hp_fstat {                /* flat profile row */
 struct hp_threadinfo {
 	int rank;                    /* -1 without MPI */
 	int pid, tid, index;
+	int merged;                  /* threads this record stands for (1; more for
+	                              * the runtime's "[exited threads]" record) */
 	uint64_t samples, dropped;
 	double wall, cpu;
 	struct hp_tnode *root;       /* this thread's tree */

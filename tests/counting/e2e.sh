@@ -112,6 +112,24 @@ fork)
     done
     [ "$n" = 2 ] || fail "$mode: $n profiles, want 2 (parent and child)"
   done ;;
+churn)
+  # 301 threads, at most 8 exited ones kept apart: the others merge into
+  # one "[exited]" record once gone, and their memory serves new
+  # threads.  Counts, thread total and samples stay exact; the file holds
+  # a bounded number of thread records.  HYPROF_MAX_THREADS=0 keeps all.
+  for mt in 8 0; do
+    HYPROF_MAX_THREADS=$mt run hybrid "$T/c$mt" "$B/cnt_churn" 300 2000
+    $CHK "$T/c$mt.json" flat:main=1 flat:worker=300 flat:leaf=600000 || fail "max_threads $mt: counts"
+    python3 -c "import json,sys; n=json.load(open(sys.argv[1]))['threads']; sys.exit(0 if n == 301 else print('threads', n) or 1)" \
+      "$T/c$mt.json" || fail "max_threads $mt: the report does not count 301 threads"
+    "$KV" "$T/c$mt" threads > "$T/c$mt.threads" || fail "hp_kv threads"
+  done
+  recs=$(wc -l < "$T/c8.threads")
+  merged=$(sed -n 's/.*\[exited\].* merged \([0-9]*\).*/\1/p' "$T/c8.threads")
+  echo "max 8: $recs thread records, [exited] holds ${merged:-0}; max 0: $(wc -l < "$T/c0.threads") records"
+  [ "$recs" -le 16 ] || fail "max_threads 8: $recs thread records in the file"
+  [ "${merged:-0}" -ge 280 ] || fail "max_threads 8: the [exited] record holds ${merged:-0} threads"
+  [ "$(wc -l < "$T/c0.threads")" = 301 ] || fail "max_threads 0: not one record per thread" ;;
 endings)
   # main never returns (exit, _exit, abort, fatal signals): its frame is
   # closed at the final write, so measured mode gives it the program's time

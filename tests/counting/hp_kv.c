@@ -2,7 +2,7 @@
  * lines (the tests' reader for HP_SEC_CALIB and HP_SEC_COUNTING), or the
  * region table with `regions`.
  *
- * usage: hp_kv FILE.hyp|DIR calib|counting|meta|regions|probe
+ * usage: hp_kv FILE.hyp|DIR calib|counting|meta|regions|probe|threads
  * With a directory, the first *.hyp file in it.
  */
 #include <dirent.h>
@@ -32,7 +32,7 @@ static int first_hyp(const char *dir, char *out, size_t len)
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: hp_kv FILE.hyp|DIR calib|counting|meta|regions|probe\n");
+		fprintf(stderr, "usage: hp_kv FILE.hyp|DIR calib|counting|meta|regions|probe|threads\n");
 		return 2;
 	}
 	char path[4096], err[512];
@@ -54,6 +54,17 @@ int main(int argc, char **argv)
 				       n->flags & CCT_F_EXCLUDED ? " excluded" : "",
 				       n->flags & CCT_F_FOLDED ? " folded" : "");
 			}
+		hp_prof_free(p);
+		return 0;
+	}
+	if (!strcmp(argv[2], "threads")) { /* one line per THREAD section */
+		for (size_t t = 0; t < p->nthreads; t++) {
+			const struct hp_kvlist *kv = &p->threads[t].kv;
+			const char *name = hp_kv_str(kv, "name", "");
+			printf("thread %zu name %s tid %.0f merged %.0f probe_events %.0f\n", t, name,
+			       hp_kv_f64(kv, "tid", -1), hp_kv_f64(kv, "merged_threads", 1),
+			       hp_kv_f64(kv, "probe_events", 0));
+		}
 		hp_prof_free(p);
 		return 0;
 	}
