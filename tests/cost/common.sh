@@ -7,8 +7,3 @@ BIN=$HYPROF_TEST_BIN/cost_probe_heavy
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT INT TERM
 command -v python3 >/dev/null || { echo "skip: python3 is needed to read the JSON report"; exit 77; }
-# CPU time the hypervisor took from this VM so far (all CPUs, in clock
-# ticks): /proc/stat's steal column.  Timing tests judge a run only when
-# the host left the CPUs alone.
-steal_ticks() { awk '/^cpu / {print $9}' /proc/stat; }
-now_ms() { date +%s%3N; }
