@@ -195,21 +195,13 @@ static NOINSTR __attribute__((noinline)) void null_probed(void)
 static void (*volatile fn_bare)(void) = null_bare;
 static void (*volatile fn_probed)(void) = null_probed;
 
-static inline uint64_t tsc_fenced(void)
-{
-	__asm__ volatile("lfence" ::: "memory");
-	uint64_t t = hp_rdtsc();
-	__asm__ volatile("lfence" ::: "memory");
-	return t;
-}
-
 /* Cycles per call of fn over k calls, timer cost removed. */
 static NOINSTR double loop_cycles(void (*fn)(void), uint32_t k, double timer_cyc)
 {
-	uint64_t a = tsc_fenced();
+	uint64_t a = hp_tsc_fenced();
 	for (uint32_t i = 0; i < k; i++)
 		fn();
-	uint64_t b = tsc_fenced();
+	uint64_t b = hp_tsc_fenced();
 	double c = (double)(b - a) - timer_cyc;
 	return (c > 0 ? c : 0) / k;
 }
@@ -218,10 +210,10 @@ static NOINSTR double timer_batch(void)
 {
 	enum { B = 32 };
 	uint64_t sink = 0;
-	uint64_t a = tsc_fenced();
+	uint64_t a = hp_tsc_fenced();
 	for (int i = 0; i < B; i++)
 		sink += hp_rdtsc();
-	uint64_t b = tsc_fenced();
+	uint64_t b = hp_tsc_fenced();
 	__asm__ volatile("" : : "r"(sink));
 	return (double)(b - a) / B;
 }
@@ -280,10 +272,10 @@ static NOINSTR uint64_t median_u64(uint64_t *v, uint32_t n)
 
 static NOINSTR uint64_t loop_raw(void (*fn)(void), uint32_t k)
 {
-	uint64_t a = tsc_fenced();
+	uint64_t a = hp_tsc_fenced();
 	for (uint32_t i = 0; i < k; i++)
 		fn();
-	return tsc_fenced() - a;
+	return hp_tsc_fenced() - a;
 }
 
 int hp_calib_burst(struct hp_thread *priv, uint32_t k, uint32_t trials, uint64_t *pair,
@@ -335,11 +327,8 @@ static NOINSTR void empty_handler(int sig)
 	sig_seen++;
 }
 
-static void calib_signal(struct hp_calib *out, uint32_t n, double ns_per_cyc, double timer_cyc)
+static void calib_signal(struct hp_calib *out, int sig, uint32_t n, double ns_per_cyc, double timer_cyc)
 {
-	int sig = SIGRTMIN + 4;
-	if (sig == hp_rt.cfg.signo)
-		sig = SIGRTMIN + 5;
 	sigset_t cur;
 	struct sigaction sa, old;
 	if (pthread_sigmask(SIG_SETMASK, NULL, &cur) != 0 || sigismember(&cur, sig))
@@ -356,9 +345,9 @@ static void calib_signal(struct hp_calib *out, uint32_t n, double ns_per_cyc, do
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < n + 2; i++) {
 		sig_atomic_t before = sig_seen;
-		uint64_t a = tsc_fenced();
+		uint64_t a = hp_tsc_fenced();
 		syscall(SYS_tgkill, pid, tid, sig);
-		uint64_t b = tsc_fenced();
+		uint64_t b = hp_tsc_fenced();
 		if (sig_seen != before && i >= 2) /* two warm-up rounds */
 			v[k++] = ((double)(b - a) - timer_cyc) * ns_per_cyc;
 	}
@@ -436,14 +425,15 @@ int hp_calib_measure(struct hp_calib *out, int full)
 
 	/* The kernel's part of a sample: its delivery measured by slowdown
 	 * (calib/calib_sample.c); the self-signal round trip, a lower bound,
-	 * where perf_event_open is refused. */
-	int dsig = SIGRTMIN + 4 == hp_rt.cfg.signo ? SIGRTMIN + 5 : SIGRTMIN + 4;
-	int drc = hp_calib_sample_delivery(&c.sample_kernel, full ? 41 : 5, ns_per_cyc, dsig);
+	 * where perf_event_open is refused.  Both on a spare real-time signal,
+	 * not the sampler's. */
+	int csig = SIGRTMIN + 4 == hp_rt.cfg.signo ? SIGRTMIN + 5 : SIGRTMIN + 4;
+	int drc = hp_calib_sample_delivery(&c.sample_kernel, full ? 41 : 5, ns_per_cyc, csig);
 	if (drc == 0) {
 		snprintf(c.sample_method, sizeof(c.sample_method), "%s",
 			 "delivery of a 50 us task-clock overflow, by slowdown (handler part added from this run)");
 	} else {
-		calib_signal(&c, full ? 201 : 21, ns_per_cyc, timer_cyc.median);
+		calib_signal(&c, csig, full ? 201 : 21, ns_per_cyc, timer_cyc.median);
 		snprintf(c.sample_method, sizeof(c.sample_method),
 			 "self-signal round trip (lower bound: perf_event_open %s; handler part added from this run)",
 			 drc == -EAGAIN ? "trials disturbed" : "refused");

@@ -60,19 +60,11 @@ static NOINSTR uint64_t spin(uint64_t n)
 	return x;
 }
 
-static inline uint64_t tsc_fenced(void)
-{
-	__asm__ volatile("lfence" ::: "memory");
-	uint64_t t = hp_rdtsc();
-	__asm__ volatile("lfence" ::: "memory");
-	return t;
-}
-
 static NOINSTR uint64_t timed_spin(uint64_t n)
 {
-	uint64_t a = tsc_fenced();
+	uint64_t a = hp_tsc_fenced();
 	uint64_t x = spin(n);
-	uint64_t b = tsc_fenced();
+	uint64_t b = hp_tsc_fenced();
 	__asm__ volatile("" : : "r"(x));
 	return b - a;
 }

@@ -32,8 +32,9 @@ void hp_counting_open_restore(struct hp_thread *t, struct hp_open_save *s);
 /* The thread has exited: release the probe memory it no longer needs
  * (its tree stays).  Not signal-safe. */
 void hp_counting_thread_retire(struct hp_thread *t);
-/* A slot of a thread that is gone, taken by a new thread: reset its probe
- * tree and probe memory.  Not signal-safe. */
+/* A thread that is gone, merged into the "[exited]" record: reset its
+ * probe tree and probe memory, so the slot can serve a new thread.  Not
+ * signal-safe. */
 void hp_counting_thread_reuse(struct hp_thread *t);
 /* Probes return at once from now on (teardown).  Signal-safe. */
 void hp_counting_shutdown(void);

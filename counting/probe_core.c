@@ -54,16 +54,22 @@ int hp_probe_mem_map(struct hp_thread *t)
 	return 0;
 }
 
+/* Everything after the first page of t's probe memory (the header and the
+ * root frames stay) back to zero pages. */
+static void release_tail(struct hp_thread *t)
+{
+	char *base = (char *)hp_probe_thr(t->stack);
+	hp_release_pages(base + 4096, mem_len(t->probe.cap) - 4096);
+}
+
 void hp_probe_mem_reuse(struct hp_thread *t)
 {
 	if (!t->stack)
 		return;
 	void *m = hp_probe_thr(t->stack);
-	size_t len = mem_len(t->probe.cap);
 	/* frames and the child cache back to zero pages (the cache must be
 	 * empty for the reset tree), then the header and root frame anew */
-	if (len > 4096)
-		madvise((char *)m + 4096, len - 4096, MADV_DONTNEED);
+	release_tail(t);
 	struct hp_thread *priv = ((struct hp_probe_thr *)m)->priv; /* the bursts' state: kept */
 	t->sp = 0;
 	mem_init(t, m);
@@ -86,10 +92,7 @@ void hp_probe_mem_release(struct hp_thread *t)
 	 * root frames; the rest (frames, the per-node child cache) is only
 	 * read by probes running on the thread.  Pages touched again later
 	 * (a destructor with probes) come back as zeros: an empty cache. */
-	char *base = (char *)hp_probe_thr(t->stack);
-	size_t len = mem_len(t->probe.cap);
-	if (len > 4096)
-		madvise(base + 4096, len - 4096, MADV_DONTNEED);
+	release_tail(t);
 }
 
 void hp_probe_set_costs(struct hp_thread *t, uint64_t pair, uint64_t comp_pair, uint64_t di)

@@ -502,9 +502,6 @@ static int have_real(enum exec_kind kind)
 	return 0;
 }
 
-/* Write the profile, run the real exec, and resume profiling if it
- * returns.  Returns what the real exec returns (-1 with errno; ENOSYS when
- * the C library lacks the function).  Signal-safe up to the real call. */
 /* The new image is profiled only if its environment still preloads the
  * runtime: `env -i`, sudo and some launchers clean it.  Say so once per
  * process rather than lose the child in silence.  No malloc (vfork child). */
@@ -537,6 +534,9 @@ static void warn_unprofiled_exec(const struct exec_call *c)
 	       hp_rt.program, c->path ? c->path : "a file descriptor");
 }
 
+/* Write the profile, run the real exec, and resume profiling if it
+ * returns.  Returns what the real exec returns (-1 with errno; ENOSYS when
+ * the C library lacks the function).  Signal-safe up to the real call. */
 static int exec_profiled(const struct exec_call *c)
 {
 	if (!have_real(c->kind))

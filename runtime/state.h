@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <sys/types.h>
 
 #include "core/cct.h"
@@ -145,6 +146,27 @@ static inline uint64_t hp_rdtsc(void)
 	uint32_t lo, hi;
 	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
 	return ((uint64_t)hi << 32) | lo;
+}
+
+/* TSC read fenced on both sides (lfence): for timing a region of code,
+ * as calibration does.  Signal-safe. */
+static inline uint64_t hp_tsc_fenced(void)
+{
+	__asm__ volatile("lfence" ::: "memory");
+	uint64_t t = hp_rdtsc();
+	__asm__ volatile("lfence" ::: "memory");
+	return t;
+}
+
+/* Give the whole pages inside [p, p + len) back to the system: they read
+ * as zeros afterwards (memory of an exited thread, scratch).  Not for
+ * memory anyone may still rely on.  Signal-safe (one system call). */
+static inline void hp_release_pages(void *p, size_t len)
+{
+	uintptr_t lo = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+	uintptr_t hi = ((uintptr_t)p + len) & ~(uintptr_t)4095;
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
 /* CLOCK_MONOTONIC in ns.  Signal-safe. */

@@ -229,13 +229,11 @@ static void retire(struct hp_thread *t)
 	cct__reset(&t->sample);
 	t->sample.full = 0;
 	/* the pages of its nodes go back to the system; the root's stays */
-	if (t->sample.bytes > 4096)
-		madvise((char *)t->sample.nodes + 4096, t->sample.bytes - 4096, MADV_DONTNEED);
+	hp_release_pages((char *)t->sample.nodes + 4096, t->sample.bytes - 4096);
 	if (t->probe.nodes) {
 		hp_counting_thread_reuse(t);
 		t->probe.full = 0;
-		if (t->probe.bytes > 4096)
-			madvise((char *)t->probe.nodes + 4096, t->probe.bytes - 4096, MADV_DONTNEED);
+		hp_release_pages((char *)t->probe.nodes + 4096, t->probe.bytes - 4096);
 	}
 	t->merged_threads = 0;
 }
@@ -397,10 +395,7 @@ void hp_thread_finish(struct hp_thread *t)
 	 * the thread: give its whole pages back, so a program that runs
 	 * through thousands of threads keeps only their trees.  Reads after
 	 * this see zeros, which is fine for scratch. */
-	uintptr_t lo = ((uintptr_t)m->path + 4095) & ~(uintptr_t)4095;
-	uintptr_t hi = ((uintptr_t)(m->trace + HP_TRACE_MAX)) & ~(uintptr_t)4095;
-	if (hi > lo)
-		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	hp_release_pages(m->path, (size_t)((char *)(m->trace + HP_TRACE_MAX) - (char *)m->path));
 	t->exited = 1;
 	t->busy--;
 }

@@ -169,6 +169,30 @@ static int scan_dir(const char *dir, char ***out, size_t *n, size_t *cap, size_t
 	return 0;
 }
 
+/* A directory without finished profiles whose processes were killed
+ * before they could write (SIGKILL, the OOM killer): the live statistics'
+ * last snapshots are in PATH/.live.  Says so in err; returns 1 if any. */
+static int live_hint(const char *path, char *err, size_t errlen)
+{
+	char **live = NULL;
+	size_t nlive = 0, cap = 0, entries = 0, tmps = 0;
+	size_t len = strlen(path) + sizeof("/.live");
+	char *ldir = malloc(len);
+	if (!ldir)
+		abort();
+	snprintf(ldir, len, "%s%s.live", path, ends_with(path, "/") ? "" : "/");
+	if (scan_dir(ldir, &live, &nlive, &cap, &entries, &tmps) == 0 && nlive > 0)
+		snprintf(err, errlen,
+			 "%s: no finished profile; %zu live snapshot(s) of process(es) that did not "
+			 "finish (killed by SIGKILL?): hyprof report %s",
+			 path, nlive, ldir);
+	for (size_t i = 0; i < nlive; i++)
+		free(live[i]);
+	free(live);
+	free(ldir);
+	return nlive > 0;
+}
+
 /* Every profile of `path`: the file itself, or the *.hyp of the directory
  * and of its MODEL_RANKS_DIR (where the MPI merge puts the per-rank files,
  * docs/mpi.md); which of them make the model is decided once they are read
@@ -210,27 +234,9 @@ static int list_profiles(const char *path, char ***out, size_t *n, char *err, si
 		qsort(*out + top, *n - top, sizeof **out, cmp_str);
 	free(hidden);
 	if (*n == 0) {
-		/* killed without a chance to write (SIGKILL, the OOM killer): the
-		 * live statistics' last snapshots are there */
-		char **live = NULL;
-		size_t nlive = 0, lcap = 0, le = 0, lt = 0;
-		len = strlen(path) + sizeof("/.live") + 1;
-		char *ldir = malloc(len);
-		if (!ldir)
-			abort();
-		snprintf(ldir, len, "%s%s.live", path, ends_with(path, "/") ? "" : "/");
-		if (scan_dir(ldir, &live, &nlive, &lcap, &le, &lt) == 0 && nlive > 0)
-			snprintf(err, errlen,
-				 "%s: no finished profile; %zu live snapshot(s) of process(es) that did not "
-				 "finish (killed by SIGKILL?): hyprof report %s",
-				 path, nlive, ldir);
-		for (size_t i = 0; i < nlive; i++)
-			free(live[i]);
-		free(live);
-		free(ldir);
-		if (nlive > 0)
-			;
-		else if (entries == 0)
+		if (live_hint(path, err, errlen)) {
+			/* err names the snapshots to report */
+		} else if (entries == 0)
 			snprintf(err, errlen,
 				 "%s: empty directory, no profiles: run `hyprof run -o %s -- PROGRAM` first",
 				 path, path);
