@@ -3,7 +3,9 @@
 
 usage: check_tree.py REPORT.json FACT...
   PATH=N            calls on the call path (names joined by '/', summed over
-                    merged nodes of that path), e.g. main/a/b=6
+                    merged nodes of that path), e.g. main/a/b=6; a path from
+                    the root, or from the first instrumented function (the
+                    frames a sample put above it left out)
   flat:NAME=N       calls of function NAME in the flat profile
   folded:PATH       the node is marked folded
   excluded:PATH     the node is marked excluded (or, if absent from the tree,
@@ -17,12 +19,20 @@ import json
 import sys
 
 
-def walk(node, prefix, out):
+def walk(node, prefix, out, probe=None):
+    """Each node under its path from the root, and also under its probe
+    path: the path from its first instrumented ancestor (calls not null).
+    In hybrid mode a thread that took a sample hangs its probe paths under
+    the sampled frames above them (_start/.../main, start_thread/worker);
+    one that took none has them at the root.  Which happens is chance, the
+    counts are not: facts name probe paths."""
     for ch in node.get("children", []):
         p = prefix + [ch["name"]]
-        key = "/".join(p)
-        out.setdefault(key, []).append(ch)
-        walk(ch, p, out)
+        q = probe + [ch["name"]] if probe is not None else ([ch["name"]] if ch.get("calls") is not None else None)
+        out.setdefault("/".join(p), []).append(ch)
+        if q is not None and q != p:
+            out.setdefault("/".join(q), []).append(ch)
+        walk(ch, p, out, q)
 
 
 def main():
