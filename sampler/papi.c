@@ -26,25 +26,24 @@
 #include "runtime/lifecycle.h"
 #include "sampler/internal.h"
 
-/* PAPI's _papi_hwi_context_t (papi_internal.h, not installed): what the
- * overflow handler receives as its context. */
-struct papi_context {
-	void *si;
-	void *ucontext;
-};
-
 static int event_code;
 static long long threshold;
 static char event_name[128];
-static int papi_up;
+/* PAPI is initialized at most once per process: PAPI 7 crashes in
+ * PAPI_library_init after a PAPI_shutdown (an unknown event tried here,
+ * then the default PAPI_TOT_CYC), so a refused event leaves the library
+ * initialized and only the end of sampling shuts it down. */
+static int papi_inited; /* 1: by hyprof; -1: failed once (not retried) */
 
 static void overflow_cb(int set, void *addr, long long vec, void *ctx)
 {
 	(void)set;
 	(void)addr;
 	(void)vec;
+	/* ctx is the interrupted thread's ucontext_t itself: PAPI's dispatch
+	 * passes its hw_context->ucontext, not the hw_context. */
 	if (ctx)
-		hp_sampler_deliver(((struct papi_context *)ctx)->ucontext, (uint64_t)threshold);
+		hp_sampler_deliver(ctx, (uint64_t)threshold);
 }
 
 static unsigned long thread_id(void)
@@ -78,11 +77,18 @@ static void component_why(const char *ev, char *why, size_t len)
 	snprintf(why, len, "papi: %s not available (PAPI reports %d hardware counters%s)", ev, counters, comp);
 }
 
+/* perf's software clocks through PAPI (perf::TASK-CLOCK, perf::CPU-CLOCK)
+ * count nanoseconds: their period follows --freq like perf_sw's. */
+static int clock_event(const char *ev)
+{
+	return strcasestr(ev, "TASK-CLOCK") || strcasestr(ev, "CPU-CLOCK");
+}
+
 static void papi_down(void)
 {
-	if (papi_up)
+	if (papi_inited == 1)
 		PAPI_shutdown();
-	papi_up = 0;
+	papi_inited = -1; /* never initialized again (see papi_inited) */
 }
 
 static int papi_open(const char *event, uint64_t period, uint64_t freq, char *unit, uint64_t *period_out,
@@ -92,36 +98,42 @@ static int papi_open(const char *event, uint64_t period, uint64_t freq, char *un
 	if (!maybe_papi(ev))
 		return -ENOENT;
 	int explicit_papi = !strncmp(ev, "PAPI_", 5) || strstr(ev, "::");
-	if (PAPI_is_initialized() != PAPI_NOT_INITED) {
-		snprintf(why, whylen, "papi: the program initialized PAPI before hyprof: not shared");
-		return -EBUSY;
-	}
-	int rc = PAPI_library_init(PAPI_VER_CURRENT);
-	if (rc != PAPI_VER_CURRENT) {
-		snprintf(why, whylen, "papi: PAPI_library_init failed (%s)", rc > 0 ? "version mismatch" : PAPI_strerror(rc));
+	if (papi_inited < 0) {
+		snprintf(why, whylen, "papi: PAPI could not be initialized");
 		return -ENODEV;
 	}
-	papi_up = 1;
-	PAPI_set_debug(PAPI_QUIET);
-	if ((rc = PAPI_thread_init(thread_id)) != PAPI_OK) {
-		snprintf(why, whylen, "papi: PAPI_thread_init failed (%s)", PAPI_strerror(rc));
-		papi_down();
-		return -ENODEV;
+	if (!papi_inited) {
+		if (PAPI_is_initialized() != PAPI_NOT_INITED) {
+			snprintf(why, whylen, "papi: the program initialized PAPI before hyprof: not shared");
+			return -EBUSY;
+		}
+		int rc = PAPI_library_init(PAPI_VER_CURRENT);
+		if (rc != PAPI_VER_CURRENT) {
+			snprintf(why, whylen, "papi: PAPI_library_init failed (%s)",
+				 rc > 0 ? "version mismatch" : PAPI_strerror(rc));
+			papi_inited = -1;
+			return -ENODEV;
+		}
+		PAPI_set_debug(PAPI_QUIET);
+		if ((rc = PAPI_thread_init(thread_id)) != PAPI_OK) {
+			snprintf(why, whylen, "papi: PAPI_thread_init failed (%s)", PAPI_strerror(rc));
+			PAPI_shutdown();
+			papi_inited = -1;
+			return -ENODEV;
+		}
+		papi_inited = 1;
 	}
+	int rc;
 	char name[128];
 	snprintf(name, sizeof(name), "%s", ev);
 	if ((rc = PAPI_event_name_to_code(name, &event_code)) != PAPI_OK) {
-		if (!explicit_papi && *event) {
-			papi_down();
+		if (!explicit_papi && *event)
 			return -ENOENT; /* neither perf nor PAPI knows it */
-		}
 		component_why(ev, why, whylen);
-		papi_down();
 		return -EOPNOTSUPP;
 	}
 	if (PAPI_query_event(event_code) != PAPI_OK) {
 		component_why(ev, why, whylen);
-		papi_down();
 		return -EOPNOTSUPP;
 	}
 	if (period) {
@@ -130,12 +142,13 @@ static int papi_open(const char *event, uint64_t period, uint64_t freq, char *un
 		const PAPI_hw_info_t *hw = PAPI_get_hardware_info();
 		double hz = hw && hw->cpu_max_mhz > 0 ? hw->cpu_max_mhz * 1e6 : 2e9;
 		threshold = (long long)(hz / (double)(freq ? freq : 1));
+	} else if (clock_event(ev)) {
+		threshold = (long long)(1e9 / (double)(freq ? freq : 1)); /* ns of the clock */
 	} else {
 		threshold = 1000000; /* events: no clock to derive it from */
 	}
 	if (threshold > 0x7fffffffLL) {
 		snprintf(why, whylen, "papi: period %lld is above PAPI's limit of 2^31-1", threshold);
-		papi_down();
 		return -EINVAL;
 	}
 	/* Try the whole thread set-up once here, so a refusal is known now. */
@@ -145,12 +158,11 @@ static int papi_open(const char *event, uint64_t period, uint64_t freq, char *un
 	extern const struct hp_source_ops hp_source_papi;
 	if ((rc = hp_source_papi.thread_start(&probe)) != 0) {
 		snprintf(why, whylen, "papi: overflow sampling on %s refused (%s)", ev, strerror(-rc));
-		papi_down();
 		return rc;
 	}
 	hp_source_papi.thread_stop(&probe);
 	snprintf(event_name, sizeof(event_name), "%s", ev);
-	strcpy(unit, "events");
+	strcpy(unit, clock_event(ev) ? "ns" : "events");
 	*period_out = (uint64_t)threshold;
 	return 0;
 }
