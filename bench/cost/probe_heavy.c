@@ -7,7 +7,9 @@
  * Time shares by design (uninstrumented): relax ~40%, smooth ~35%,
  * kernel_a ~10%, kernel_b ~8%, clamp_add ~2%, step the rest.
  *
- * Usage: probe_heavy [SCALE]   (default 18: about 2 s on the reference VM)
+ * Usage: probe_heavy [SCALE [CALLS]]   (default 18: about 2 s on the reference
+ * VM; CALLS multiplies the calls of step(), default 1: the budget target
+ * runs it with 2, for an unregulated overhead of 30% or more)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,12 +83,13 @@ __attribute__((noinline)) static double smooth(int iters)
 int main(int argc, char **argv)
 {
 	int scale = argc > 1 ? atoi(argv[1]) : 18;
+	int calls = argc > 2 ? atoi(argv[2]) : 1;
 	for (int i = 0; i < GRID; i++)
 		grid[i][0] = grid[0][i] = 1.0;
 	unsigned x = 1;
 	double h = 0;
 	for (int s = 0; s < scale; s++) {
-		for (int k = 0; k < STEPS; k++)
+		for (int k = 0; k < STEPS * calls; k++)
 			x = step(x + (unsigned)k);
 		relax(RELAX_ITERS);
 		h += smooth(SMOOTH_ITERS);
