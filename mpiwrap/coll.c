@@ -349,16 +349,29 @@ int hp_w_gatherv(struct hp_call *c, __typeof__(&PMPI_Gatherv) pmpi, const void *
 	     pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
 }
 
+/* Scatter's and Scatterv's data at this process: all it sends at the root
+ * (`counts` per peer, or `count` each when counts is NULL), what it
+ * receives as a member. */
+static uint64_t scatter_bytes(struct hp_mt *mt, const struct hp_comm *cm, int root, int count,
+			      const int *counts, MPI_Datatype sendtype, int recvcount,
+			      MPI_Datatype recvtype)
+{
+	switch (role(cm, root)) {
+	case R_NONE:
+		return 0;
+	case R_ROOT:
+		return (counts ? sum(counts, peers(cm)) : (uint64_t)(count > 0 ? count : 0) * (uint64_t)peers(cm)) *
+		       tsize(mt, sendtype);
+	default:
+		return (uint64_t)(recvcount > 0 ? recvcount : 0) * tsize(mt, recvtype);
+	}
+}
+
 int hp_w_scatter(struct hp_call *c, __typeof__(&PMPI_Scatter) pmpi, const void *sendbuf, int sendcount,
 		 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
 		 MPI_Comm comm)
 {
-	enum role r = role(hp_comm_get(c->mt, comm), root);
-	COLL(ROOT_OUT, root,
-	     r == R_NONE   ? 0
-	     : r == R_ROOT ? (uint64_t)(sendcount > 0 ? sendcount : 0) * tsize(c->mt, sendtype) *
-				     (uint64_t)peers(cm)
-			   : (uint64_t)(recvcount > 0 ? recvcount : 0) * tsize(c->mt, recvtype),
+	COLL(ROOT_OUT, root, scatter_bytes(c->mt, cm, root, sendcount, NULL, sendtype, recvcount, recvtype),
 	     pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
 
@@ -366,34 +379,50 @@ int hp_w_scatterv(struct hp_call *c, __typeof__(&PMPI_Scatterv) pmpi, const void
 		  const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf,
 		  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-	enum role r = role(hp_comm_get(c->mt, comm), root);
-	COLL(ROOT_OUT, root,
-	     r == R_NONE   ? 0
-	     : r == R_ROOT ? sum(sendcounts, peers(cm)) * tsize(c->mt, sendtype)
-			   : (uint64_t)(recvcount > 0 ? recvcount : 0) * tsize(c->mt, recvtype),
+	COLL(ROOT_OUT, root, scatter_bytes(c->mt, cm, root, 0, sendcounts, sendtype, recvcount, recvtype),
 	     pmpi(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
+}
+
+/* What this process contributes to an Allgather(v) (`counts` for the v
+ * variant) or an Alltoall(v) (`per_peer`): its send buffer, or with
+ * MPI_IN_PLACE its own part of the receive buffer. */
+static uint64_t allgather_bytes(struct hp_mt *mt, const struct hp_comm *cm, const void *sendbuf,
+				int sendcount, MPI_Datatype sendtype, int recvcount, const int *counts,
+				MPI_Datatype recvtype)
+{
+	if (sendbuf != MPI_IN_PLACE)
+		return (uint64_t)(sendcount > 0 ? sendcount : 0) * tsize(mt, sendtype);
+	if (!counts)
+		return (uint64_t)(recvcount > 0 ? recvcount : 0) * tsize(mt, recvtype);
+	return cm && cm->rank >= 0 && counts[cm->rank] > 0 ? (uint64_t)counts[cm->rank] * tsize(mt, recvtype)
+							   : 0;
+}
+
+static uint64_t alltoall_bytes(struct hp_mt *mt, const struct hp_comm *cm, const void *sendbuf,
+			       int sendcount, const int *sendcounts, MPI_Datatype sendtype, int recvcount,
+			       const int *recvcounts, MPI_Datatype recvtype)
+{
+	int n = cm ? peers(cm) : 1;
+	if (sendbuf == MPI_IN_PLACE)
+		return (recvcounts ? sum(recvcounts, n) : (uint64_t)(recvcount > 0 ? recvcount : 0) * (uint64_t)n) *
+		       tsize(mt, recvtype);
+	return (sendcounts ? sum(sendcounts, n) : (uint64_t)(sendcount > 0 ? sendcount : 0) * (uint64_t)n) *
+	       tsize(mt, sendtype);
 }
 
 int hp_w_allgather(struct hp_call *c, __typeof__(&PMPI_Allgather) pmpi, const void *sendbuf,
 		   int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
 		   MPI_Datatype recvtype, MPI_Comm comm)
 {
-	uint64_t b = sendbuf == MPI_IN_PLACE ? (uint64_t)(recvcount > 0 ? recvcount : 0) * tsize(c->mt, recvtype)
-					     : (uint64_t)(sendcount > 0 ? sendcount : 0) * tsize(c->mt, sendtype);
-	COLL(SYM, 0, b, pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+	COLL(SYM, 0, allgather_bytes(c->mt, cm, sendbuf, sendcount, sendtype, recvcount, NULL, recvtype),
+	     pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 
 int hp_w_allgatherv(struct hp_call *c, __typeof__(&PMPI_Allgatherv) pmpi, const void *sendbuf,
 		    int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
 		    const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-	const struct hp_comm *cm0 = hp_comm_get(c->mt, comm);
-	uint64_t b = sendbuf == MPI_IN_PLACE
-			     ? (cm0 && recvcounts && recvcounts[cm0->rank] > 0
-					? (uint64_t)recvcounts[cm0->rank] * tsize(c->mt, recvtype)
-					: 0)
-			     : (uint64_t)(sendcount > 0 ? sendcount : 0) * tsize(c->mt, sendtype);
-	COLL(SYM, 0, b,
+	COLL(SYM, 0, allgather_bytes(c->mt, cm, sendbuf, sendcount, sendtype, 0, recvcounts, recvtype),
 	     pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
 }
 
@@ -401,21 +430,15 @@ int hp_w_alltoall(struct hp_call *c, __typeof__(&PMPI_Alltoall) pmpi, const void
 		  int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
 		  MPI_Datatype recvtype, MPI_Comm comm)
 {
-	const struct hp_comm *cm0 = hp_comm_get(c->mt, comm);
-	uint64_t n = (uint64_t)(cm0 ? peers(cm0) : 1);
-	uint64_t b = sendbuf == MPI_IN_PLACE
-			     ? (uint64_t)(recvcount > 0 ? recvcount : 0) * tsize(c->mt, recvtype) * n
-			     : (uint64_t)(sendcount > 0 ? sendcount : 0) * tsize(c->mt, sendtype) * n;
-	COLL(SYM, 0, b, pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+	COLL(SYM, 0, alltoall_bytes(c->mt, cm, sendbuf, sendcount, NULL, sendtype, recvcount, NULL, recvtype),
+	     pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 
 int hp_w_alltoallv(struct hp_call *c, __typeof__(&PMPI_Alltoallv) pmpi, const void *sendbuf,
 		   const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
 		   const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-	COLL(SYM, 0,
-	     sendbuf == MPI_IN_PLACE ? sum(recvcounts, peers(cm)) * tsize(c->mt, recvtype)
-				     : sum(sendcounts, peers(cm)) * tsize(c->mt, sendtype),
+	COLL(SYM, 0, alltoall_bytes(c->mt, cm, sendbuf, 0, sendcounts, sendtype, 0, recvcounts, recvtype),
 	     pmpi(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
 }
 
@@ -456,21 +479,168 @@ int hp_w_allreduce(struct hp_call *c, __typeof__(&PMPI_Allreduce) pmpi, const vo
 	     pmpi(sendbuf, recvbuf, count, datatype, op, comm));
 }
 
+/* Reduce_scatter(_block)'s data: the whole vector this process contributes
+ * (`counts` per member, or `count` each when counts is NULL). */
+static uint64_t reduce_scatter_bytes(struct hp_mt *mt, const struct hp_comm *cm, int count,
+				     const int *counts, MPI_Datatype datatype)
+{
+	int n = cm ? cm->size : 1;
+	return (counts ? sum(counts, n) : (uint64_t)(count > 0 ? count : 0) * (uint64_t)n) * tsize(mt, datatype);
+}
+
 int hp_w_reduce_scatter(struct hp_call *c, __typeof__(&PMPI_Reduce_scatter) pmpi, const void *sendbuf,
 			void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
 			MPI_Comm comm)
 {
-	const struct hp_comm *cm0 = hp_comm_get(c->mt, comm);
-	uint64_t b = sum(recvcounts, cm0 ? cm0->size : 0) * tsize(c->mt, datatype);
-	COLL(SYM, 0, b, pmpi(sendbuf, recvbuf, recvcounts, datatype, op, comm));
+	COLL(SYM, 0, reduce_scatter_bytes(c->mt, cm, 0, recvcounts, datatype),
+	     pmpi(sendbuf, recvbuf, recvcounts, datatype, op, comm));
 }
 
 int hp_w_reduce_scatter_block(struct hp_call *c, __typeof__(&PMPI_Reduce_scatter_block) pmpi,
 			      const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
 			      MPI_Op op, MPI_Comm comm)
 {
-	const struct hp_comm *cm0 = hp_comm_get(c->mt, comm);
-	uint64_t b = (uint64_t)(recvcount > 0 ? recvcount : 0) * tsize(c->mt, datatype) *
-		     (uint64_t)(cm0 ? cm0->size : 1);
-	COLL(SYM, 0, b, pmpi(sendbuf, recvbuf, recvcount, datatype, op, comm));
+	COLL(SYM, 0, reduce_scatter_bytes(c->mt, cm, recvcount, NULL, datatype),
+	     pmpi(sendbuf, recvbuf, recvcount, datatype, op, comm));
+}
+
+/* ---- non-blocking collectives -------------------------------------------------
+ * Statistics only: the initiation is timed and recorded, per call site and
+ * per communicator size, with the data this process contributes (the same
+ * count as the blocking kind's).  No delay is exchanged: an exchange inside
+ * the initiation would make it block, and the piggyback of a collective
+ * cannot ride on Open MPI's request.  The request is completed by the
+ * user's Wait or Test, which times it as a request of another library
+ * (untracked): the waiting in it is not compensated. */
+#define ICOLL(bytes_expr, call)                                                  \
+	do {                                                                     \
+		const struct hp_comm *cm = hp_comm_get(c->mt, comm);             \
+		int rc_ = (call);                                                \
+		hp_call_t2(c);                                                   \
+		c->wait_raw = c->wait_comp = 0;                                  \
+		c->bytes = rc_ == MPI_SUCCESS ? (bytes_expr) : 0;                \
+		hp_coll_add(c->mt, c->fn, cm ? cm->size : 0, c->bytes,           \
+			    (int64_t)(c->t2 - c->t1), 0, 0);                     \
+		return rc_;                                                      \
+	} while (0)
+
+int hp_w_ibarrier(struct hp_call *c, __typeof__(&PMPI_Ibarrier) pmpi, MPI_Comm comm, MPI_Request *request)
+{
+	ICOLL(0, pmpi(comm, request));
+}
+
+int hp_w_ibcast(struct hp_call *c, __typeof__(&PMPI_Ibcast) pmpi, void *buffer, int count,
+		MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
+{
+	ICOLL(role(cm, root) == R_NONE ? 0 : (uint64_t)(count > 0 ? count : 0) * tsize(c->mt, datatype),
+	      pmpi(buffer, count, datatype, root, comm, request));
+}
+
+int hp_w_igather(struct hp_call *c, __typeof__(&PMPI_Igather) pmpi, const void *sendbuf, int sendcount,
+		 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+		 MPI_Comm comm, MPI_Request *request)
+{
+	ICOLL(gather_bytes(c->mt, cm, root, sendbuf, sendcount, sendtype, recvcount, recvtype),
+	      pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+}
+
+int hp_w_igatherv(struct hp_call *c, __typeof__(&PMPI_Igatherv) pmpi, const void *sendbuf, int sendcount,
+		  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[],
+		  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+	ICOLL(gatherv_bytes(c->mt, cm, root, sendbuf, sendcount, sendtype, recvcounts, recvtype),
+	      pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request));
+}
+
+int hp_w_iscatter(struct hp_call *c, __typeof__(&PMPI_Iscatter) pmpi, const void *sendbuf, int sendcount,
+		  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+		  MPI_Comm comm, MPI_Request *request)
+{
+	ICOLL(scatter_bytes(c->mt, cm, root, sendcount, NULL, sendtype, recvcount, recvtype),
+	      pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+}
+
+int hp_w_iscatterv(struct hp_call *c, __typeof__(&PMPI_Iscatterv) pmpi, const void *sendbuf,
+		   const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf,
+		   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+	ICOLL(scatter_bytes(c->mt, cm, root, 0, sendcounts, sendtype, recvcount, recvtype),
+	      pmpi(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+}
+
+int hp_w_iallgather(struct hp_call *c, __typeof__(&PMPI_Iallgather) pmpi, const void *sendbuf,
+		    int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+		    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	ICOLL(allgather_bytes(c->mt, cm, sendbuf, sendcount, sendtype, recvcount, NULL, recvtype),
+	      pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+}
+
+int hp_w_iallgatherv(struct hp_call *c, __typeof__(&PMPI_Iallgatherv) pmpi, const void *sendbuf,
+		     int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+		     const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	ICOLL(allgather_bytes(c->mt, cm, sendbuf, sendcount, sendtype, 0, recvcounts, recvtype),
+	      pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
+}
+
+int hp_w_ialltoall(struct hp_call *c, __typeof__(&PMPI_Ialltoall) pmpi, const void *sendbuf,
+		   int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+		   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	ICOLL(alltoall_bytes(c->mt, cm, sendbuf, sendcount, NULL, sendtype, recvcount, NULL, recvtype),
+	      pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+}
+
+int hp_w_ialltoallv(struct hp_call *c, __typeof__(&PMPI_Ialltoallv) pmpi, const void *sendbuf,
+		    const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+		    const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+		    MPI_Request *request)
+{
+	ICOLL(alltoall_bytes(c->mt, cm, sendbuf, 0, sendcounts, sendtype, 0, recvcounts, recvtype),
+	      pmpi(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+		   request));
+}
+
+int hp_w_ialltoallw(struct hp_call *c, __typeof__(&PMPI_Ialltoallw) pmpi, const void *sendbuf,
+		    const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+		    void *recvbuf, const int recvcounts[], const int rdispls[],
+		    const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
+{
+	ICOLL(alltoallw_bytes(c->mt, peers(cm), sendbuf == MPI_IN_PLACE ? recvcounts : sendcounts,
+			      sendbuf == MPI_IN_PLACE ? recvtypes : sendtypes),
+	      pmpi(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+		   request));
+}
+
+int hp_w_ireduce(struct hp_call *c, __typeof__(&PMPI_Ireduce) pmpi, const void *sendbuf, void *recvbuf,
+		 int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+{
+	ICOLL(role(cm, root) == R_NONE ? 0 : (uint64_t)(count > 0 ? count : 0) * tsize(c->mt, datatype),
+	      pmpi(sendbuf, recvbuf, count, datatype, op, root, comm, request));
+}
+
+/* Iallreduce, and Iscan and Iexscan (same parameters). */
+int hp_w_iallreduce(struct hp_call *c, __typeof__(&PMPI_Iallreduce) pmpi, const void *sendbuf,
+		    void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+		    MPI_Request *request)
+{
+	ICOLL((uint64_t)(count > 0 ? count : 0) * tsize(c->mt, datatype),
+	      pmpi(sendbuf, recvbuf, count, datatype, op, comm, request));
+}
+
+int hp_w_ireduce_scatter(struct hp_call *c, __typeof__(&PMPI_Ireduce_scatter) pmpi, const void *sendbuf,
+			 void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+			 MPI_Comm comm, MPI_Request *request)
+{
+	ICOLL(reduce_scatter_bytes(c->mt, cm, 0, recvcounts, datatype),
+	      pmpi(sendbuf, recvbuf, recvcounts, datatype, op, comm, request));
+}
+
+int hp_w_ireduce_scatter_block(struct hp_call *c, __typeof__(&PMPI_Ireduce_scatter_block) pmpi,
+			       const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+			       MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	ICOLL(reduce_scatter_bytes(c->mt, cm, recvcount, NULL, datatype),
+	      pmpi(sendbuf, recvbuf, recvcount, datatype, op, comm, request));
 }

@@ -237,6 +237,75 @@
 %fn allreduce  int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 %fn allreduce  int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 
+# ---- non-blocking collectives (MPI 3) ----------------------------------------------
+# Statistics only (coll.c: ICOLL): the initiation is timed and recorded with
+# this rank's data; no delay is exchanged (a collective inside the wrapper
+# would make the initiation block) and the completion is timed by the Wait
+# or Test that completes the request.
+%class ibarrier
+	rc = hp_w_ibarrier(&c, {{pmpi}}, {{args}});
+%end
+%class ibcast
+	rc = hp_w_ibcast(&c, {{pmpi}}, {{args}});
+%end
+%class igather
+	rc = hp_w_igather(&c, {{pmpi}}, {{args}});
+%end
+%class igatherv
+	rc = hp_w_igatherv(&c, {{pmpi}}, {{args}});
+%end
+%class iscatter
+	rc = hp_w_iscatter(&c, {{pmpi}}, {{args}});
+%end
+%class iscatterv
+	rc = hp_w_iscatterv(&c, {{pmpi}}, {{args}});
+%end
+%class iallgather
+	rc = hp_w_iallgather(&c, {{pmpi}}, {{args}});
+%end
+%class iallgatherv
+	rc = hp_w_iallgatherv(&c, {{pmpi}}, {{args}});
+%end
+%class ialltoall
+	rc = hp_w_ialltoall(&c, {{pmpi}}, {{args}});
+%end
+%class ialltoallv
+	rc = hp_w_ialltoallv(&c, {{pmpi}}, {{args}});
+%end
+%class ialltoallw
+	rc = hp_w_ialltoallw(&c, {{pmpi}}, {{args}});
+%end
+%class ireduce
+	rc = hp_w_ireduce(&c, {{pmpi}}, {{args}});
+%end
+%class iallreduce
+	rc = hp_w_iallreduce(&c, {{pmpi}}, {{args}});
+%end
+%class ireduce_scatter
+	rc = hp_w_ireduce_scatter(&c, {{pmpi}}, {{args}});
+%end
+%class ireduce_scatter_block
+	rc = hp_w_ireduce_scatter_block(&c, {{pmpi}}, {{args}});
+%end
+
+%fn ibarrier    int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+%fn ibcast      int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
+%fn igather     int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+%fn igatherv    int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+%fn iscatter    int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+%fn iscatterv   int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+%fn iallgather  int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+%fn iallgatherv int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+%fn ialltoall   int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+%fn ialltoallv  int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+%fn ialltoallw nofortran int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
+%fn ireduce     int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+%fn iallreduce  int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+%fn ireduce_scatter int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+%fn ireduce_scatter_block int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+%fn iallreduce  int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+%fn iallreduce  int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+
 # ---- communicators and datatypes -------------------------------------------------
 %class comm_new
 	rc = hp_w_comm_new(&c, {{pmpi}}, {{args}});

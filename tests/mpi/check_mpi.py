@@ -91,6 +91,20 @@ def cmd_sites(args):
     return fail(bad)
 
 
+def cmd_calls(args):
+    """FN=CALLS[:BYTES]: the calls (and bytes) of FN over all its call sites and ranks."""
+    rep = load(args[0])
+    bad = []
+    for want in args[1:]:
+        fn, _, v = want.partition("=")
+        calls, _, nbytes = v.partition(":")
+        hit = [s for s in rep.get("mpi_sites", []) if s["function"] == fn]
+        got = (sum(s["calls"] for s in hit), sum(s["bytes"] for s in hit))
+        if got[0] != int(calls) or (nbytes and got[1] != int(nbytes)):
+            bad.append("%s: %d calls, %d bytes; want %s" % (fn, got[0], got[1], v))
+    return fail(bad)
+
+
 def cmd_matrix(args):
     rep = load(args[0])
     pairs = {(p["from"], p["to"]): p for p in rep.get("mpi_matrix", {}).get("pairs", [])}
@@ -260,7 +274,7 @@ def main():
     if len(sys.argv) < 3:
         print(__doc__)
         return 2
-    cmds = {"fields": cmd_fields, "sites": cmd_sites, "matrix": cmd_matrix, "applied": cmd_applied,
+    cmds = {"fields": cmd_fields, "sites": cmd_sites, "calls": cmd_calls, "matrix": cmd_matrix, "applied": cmd_applied,
             "compare": cmd_compare, "reordered": cmd_reordered, "wildcard": cmd_wildcard}
     if sys.argv[1] not in cmds:
         print(__doc__)

@@ -88,6 +88,10 @@ correct)
     hp "$np" "$T/p" "$T/out" --compensate "$1" -- "$B/mpi_correct"
     same "$T/plain" "$T/out" "--compensate $1, packed copy up to ${2} bytes"
     $CHK fields "$T/p.json" "$np" || fail "the ranks list ($cfg)"
+    # non-blocking collectives are counted, with the data each rank gives
+    $CHK calls "$T/p.json" MPI_Iallreduce=$((2 * np)):$((16 * np)) MPI_Ibarrier=$np:0 \
+      MPI_Ialltoall=$np:$((4 * np * np)) MPI_Iscan=$np:$((8 * np)) MPI_Iexscan=$np:$((8 * np)) ||
+      fail "non-blocking collectives' statistics ($cfg)"
     if [ "$1" = parallel ]; then
       $CHK applied "$T/p.json" 3 || fail "messages without a piggyback ($cfg)"
     fi

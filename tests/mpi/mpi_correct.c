@@ -655,6 +655,142 @@ static void t_collectives(void)
 	free(rs);
 }
 
+/* Non-blocking collectives (MPI 3), overlapped with point-to-point traffic
+ * that carries the piggyback, completed in every way: the wrappers only
+ * count them and must not change a value. */
+static void t_icollectives(void)
+{
+	int n = size, right = (rank + 1) % n, left = (rank + n - 1) % n;
+	int *all = calloc((size_t)n * 4, sizeof(int)), *cnts = calloc((size_t)n, sizeof(int)),
+	    *disp = calloc((size_t)n, sizeof(int)), *a2 = calloc((size_t)n, sizeof(int)),
+	    *a3 = calloc((size_t)n, sizeof(int));
+	int v[4] = {rank + 1, rank * 2, rank * 3, -rank * 4}, out[4] = {0}, w[4], b[3] = {0, 0, 0};
+	MPI_Request q[8];
+	MPI_Status st[8];
+	/* Iallreduce beside a ring exchange, completed by one Waitall */
+	int tok = rank * 11, got = -1;
+	check(MPI_Iallreduce(v, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q[0]), "Iallreduce");
+	check(MPI_Irecv(&got, 1, MPI_INT, left, 31, MPI_COMM_WORLD, &q[1]), "Irecv ring");
+	check(MPI_Isend(&tok, 1, MPI_INT, right, 31, MPI_COMM_WORLD, &q[2]), "Isend ring");
+	check(MPI_Waitall(3, q, st), "Waitall icoll+p2p");
+	say("iallreduce: %d %d %d %d, ring %d from %d", out[0], out[1], out[2], out[3], got, st[1].MPI_SOURCE);
+	/* Ibcast from the last rank, tested to completion */
+	if (rank == n - 1)
+		b[0] = 15, b[1] = 16, b[2] = 17;
+	check(MPI_Ibcast(b, 3, MPI_INT, n - 1, MPI_COMM_WORLD, &q[0]), "Ibcast");
+	for (int f = 0; !f;)
+		check(MPI_Test(&q[0], &f, MPI_STATUS_IGNORE), "Test Ibcast");
+	say("ibcast: %d %d %d", b[0], b[1], b[2]);
+	/* Igather, Igatherv in place at the root, Iscatter(v), by Waitany */
+	for (int i = 0; i < n; i++) {
+		cnts[i] = i + 1;
+		disp[i] = i * 4;
+	}
+	int *all2 = calloc((size_t)n * 4, sizeof(int));
+	check(MPI_Igather(v, 2, MPI_INT, all, 2, MPI_INT, 0, MPI_COMM_WORLD, &q[0]), "Igather");
+	if (!rank) {
+		all2[0] = 77;
+		check(MPI_Igatherv(MPI_IN_PLACE, 0, MPI_INT, all2, cnts, disp, MPI_INT, 0, MPI_COMM_WORLD, &q[1]),
+		      "Igatherv in place");
+	} else {
+		check(MPI_Igatherv(v, rank + 1, MPI_INT, all2, cnts, disp, MPI_INT, 0, MPI_COMM_WORLD, &q[1]),
+		      "Igatherv");
+	}
+	for (int done = 0; done < 2; done++) {
+		int idx;
+		check(MPI_Waitany(2, q, &idx, MPI_STATUS_IGNORE), "Waitany igather");
+	}
+	if (!rank)
+		say("igather: %d %d %d %d; igatherv: %d %d %d", all[0], all[1], all[2], all[3], all2[0], all2[4],
+		    all2[5]);
+	int sc[4 * 16];
+	for (int i = 0; i < 4 * n && i < 4 * 16; i++)
+		sc[i] = 200 + i;
+	memset(out, 0, sizeof(out));
+	check(MPI_Iscatter(sc, 3, MPI_INT, out, 3, MPI_INT, 0, MPI_COMM_WORLD, &q[0]), "Iscatter");
+	check(MPI_Wait(&q[0], MPI_STATUS_IGNORE), "Wait iscatter");
+	say("iscatter: %d %d %d", out[0], out[1], out[2]);
+	memset(out, 0, sizeof(out));
+	check(MPI_Iscatterv(sc, cnts, disp, MPI_INT, out, rank + 1, MPI_INT, 0, MPI_COMM_WORLD, &q[0]),
+	      "Iscatterv");
+	check(MPI_Wait(&q[0], MPI_STATUS_IGNORE), "Wait iscatterv");
+	say("iscatterv: %d %d", out[0], out[rank]);
+	/* Iallgather(v) in place, Ialltoall(v,w), by Testall */
+	for (int i = 0; i < n; i++)
+		all[i] = i == rank ? rank * 9 : -1;
+	check(MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, 1, MPI_INT, MPI_COMM_WORLD, &q[0]),
+	      "Iallgather in place");
+	for (int i = 0; i < n; i++) {
+		cnts[i] = 1 + (i & 1);
+		disp[i] = i * 2;
+		a2[i] = rank * 100 + i;
+	}
+	check(MPI_Iallgatherv(v, 1 + (rank & 1), MPI_INT, all2, cnts, disp, MPI_INT, MPI_COMM_WORLD, &q[1]),
+	      "Iallgatherv");
+	check(MPI_Ialltoall(a2, 1, MPI_INT, a3, 1, MPI_INT, MPI_COMM_WORLD, &q[2]), "Ialltoall");
+	for (int f = 0; !f;)
+		check(MPI_Testall(3, q, &f, MPI_STATUSES_IGNORE), "Testall");
+	say("iallgather in place: %d %d; iallgatherv: %d %d; ialltoall: %d %d", all[0], all[n - 1], all2[0],
+	    all2[2 * (n - 1)], a3[0], a3[n - 1]);
+	int *c1 = calloc((size_t)n, sizeof(int)), *d1 = calloc((size_t)n, sizeof(int));
+	int *bd = calloc((size_t)n, sizeof(int));
+	MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		c1[i] = 1;
+		d1[i] = i;
+		bd[i] = i * (int)sizeof(int);
+		types[i] = MPI_INT;
+	}
+	int *a4 = calloc((size_t)n, sizeof(int));
+	check(MPI_Ialltoallv(a2, c1, d1, MPI_INT, a3, c1, d1, MPI_INT, MPI_COMM_WORLD, &q[0]), "Ialltoallv");
+	check(MPI_Ialltoallw(a2, c1, bd, types, a4, c1, bd, types, MPI_COMM_WORLD, &q[1]), "Ialltoallw");
+	int outcount, idx[2], ndone = 0;
+	while (ndone < 2) {
+		check(MPI_Waitsome(2, q, &outcount, idx, MPI_STATUSES_IGNORE), "Waitsome");
+		ndone += outcount == MPI_UNDEFINED ? 2 : outcount;
+	}
+	say("ialltoallv: %d; ialltoallw: %d", a3[n - 1], a4[0]);
+	/* Ireduce (in place at the root), Iscan, Iexscan, Ireduce_scatter(_block), Ibarrier */
+	memcpy(w, v, sizeof(w));
+	if (!rank)
+		check(MPI_Ireduce(MPI_IN_PLACE, w, 4, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD, &q[0]), "Ireduce in place");
+	else
+		check(MPI_Ireduce(w, NULL, 4, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD, &q[0]), "Ireduce");
+	int sc1[2], ex[2] = {-5, -5};
+	check(MPI_Iscan(v, sc1, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q[1]), "Iscan");
+	check(MPI_Iexscan(v, ex, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q[2]), "Iexscan");
+	int *rs = calloc((size_t)n * 2, sizeof(int)), rsv[2] = {0, 0}, rsb[2] = {0, 0};
+	for (int i = 0; i < 2 * n; i++)
+		rs[i] = rank + i;
+	for (int i = 0; i < n; i++)
+		cnts[i] = 2;
+	check(MPI_Ireduce_scatter(rs, rsv, cnts, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q[3]), "Ireduce_scatter");
+	check(MPI_Ireduce_scatter_block(rs, rsb, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q[4]),
+	      "Ireduce_scatter_block");
+	check(MPI_Ibarrier(MPI_COMM_WORLD, &q[5]), "Ibarrier");
+	check(MPI_Waitall(6, q, MPI_STATUSES_IGNORE), "Waitall reductions");
+	if (!rank)
+		say("ireduce in place: %d %d", w[0], w[3]);
+	say("iscan: %d %d; ireduce_scatter: %d %d; block: %d %d", sc1[0], sc1[1], rsv[0], rsv[1], rsb[0], rsb[1]);
+	if (rank)
+		say("iexscan: %d %d", ex[0], ex[1]);
+	/* an empty Iallreduce */
+	check(MPI_Iallreduce(v, out, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q[0]), "Iallreduce 0");
+	check(MPI_Wait(&q[0], MPI_STATUS_IGNORE), "Wait empty");
+	free(all);
+	free(all2);
+	free(cnts);
+	free(disp);
+	free(a2);
+	free(a3);
+	free(a4);
+	free(c1);
+	free(d1);
+	free(bd);
+	free(types);
+	free(rs);
+}
+
 static void t_comms(void)
 {
 	MPI_Comm half, dup, inter, merged, cart, sub;
@@ -1188,6 +1324,7 @@ int main(int argc, char **argv)
 	t_persistent();
 	t_request_free();
 	t_collectives();
+	t_icollectives();
 	t_comms();
 	t_truncate();
 	t_apps();
