@@ -79,6 +79,16 @@ static void xsetup(void)
 }
 
 /* Exchange n (<= 4) values: returns 1 when v holds the combination here. */
+void hp_coll_release(void)
+{
+	if (xtype != MPI_DATATYPE_NULL)
+		PMPI_Type_free(&xtype);
+	if (xop_min != MPI_OP_NULL)
+		PMPI_Op_free(&xop_min);
+	if (xop_max != MPI_OP_NULL)
+		PMPI_Op_free(&xop_max);
+}
+
 static int xchg(enum xkind kind, int is_min, int64_t *v, int n, int root, int me_root, MPI_Comm comm)
 {
 	int rc;

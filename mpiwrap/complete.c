@@ -195,7 +195,7 @@ static struct hp_req_claim *claim_all(struct hp_call *c, int n, const MPI_Reques
 		return NULL;
 	for (int i = 0; i < n; i++) {
 		cl[i].r = NULL;
-		if (reqs[i] != MPI_REQUEST_NULL && hp_req_claim((uintptr_t)reqs[i], &cl[i]))
+		if (reqs[i] != MPI_REQUEST_NULL && hp_req_claim(hp_req_key(reqs[i]), &cl[i]))
 			*any = 1;
 	}
 	return cl;
@@ -237,7 +237,7 @@ int hp_w_wait(struct hp_call *c, __typeof__(&PMPI_Wait) pmpi, MPI_Request *reque
 	MPI_Status lst;
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
 	struct hp_req_claim cl;
-	int known = *request != MPI_REQUEST_NULL && hp_req_claim((uintptr_t)*request, &cl);
+	int known = *request != MPI_REQUEST_NULL && hp_req_claim(hp_req_key(*request), &cl);
 	int rc = pmpi(request, st);
 	hp_call_t2(c);
 	if (known) {
@@ -260,7 +260,7 @@ int hp_w_test(struct hp_call *c, __typeof__(&PMPI_Test) pmpi, MPI_Request *reque
 	MPI_Status lst;
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
 	struct hp_req_claim cl;
-	int known = *request != MPI_REQUEST_NULL && hp_req_claim((uintptr_t)*request, &cl);
+	int known = *request != MPI_REQUEST_NULL && hp_req_claim(hp_req_key(*request), &cl);
 	int rc = pmpi(request, flag, st);
 	hp_call_t2(c);
 	if (known) {
@@ -424,7 +424,7 @@ int hp_w_request_get_status(struct hp_call *c, __typeof__(&PMPI_Request_get_stat
 	MPI_Status lst;
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
 	struct hp_req_claim cl;
-	int known = request != MPI_REQUEST_NULL && hp_req_claim((uintptr_t)request, &cl);
+	int known = request != MPI_REQUEST_NULL && hp_req_claim(hp_req_key(request), &cl);
 	int rc = pmpi(request, flag, st);
 	hp_call_t2(c);
 	if (known) {
@@ -462,7 +462,7 @@ int hp_orphans_pending;
 int hp_w_request_free(struct hp_call *c, __typeof__(&PMPI_Request_free) pmpi, MPI_Request *request)
 {
 	struct hp_req_claim cl;
-	int known = *request != MPI_REQUEST_NULL && hp_req_claim((uintptr_t)*request, &cl);
+	int known = *request != MPI_REQUEST_NULL && hp_req_claim(hp_req_key(*request), &cl);
 	if (known && cl.r->active && cl.r->scheme == HP_SCH_PACKED &&
 	    (cl.r->kind == HP_RQ_RECV || cl.r->kind == HP_RQ_SEND)) {
 		/* our staging buffer must outlive the request: keep it */

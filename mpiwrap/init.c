@@ -356,6 +356,8 @@ int hp_w_finalize(void *ra, __typeof__(&PMPI_Finalize) pmpi)
 	if (hp_mpi.pb_on && hp_mpi.ext && hp_mpi.ext->fini)
 		hp_mpi.ext->fini(); /* issue 6: the job's critical path (collective) */
 	hp_merge_at_finalize();
+	hp_types_release();
+	hp_coll_release();
 	hp_mpi.active = 0;
 	int rc = pmpi();
 	if (mt)

@@ -40,8 +40,10 @@
 
 #define MIMG_MAGIC 0x4d50484du /* "MHPM" */
 #define MIMG_VERSION 1u
-#define TAG_SIZE 0x68797001
-#define TAG_DATA 0x68797002
+/* On the merge's own duplicate of MPI_COMM_WORLD; small, since MPI only
+ * promises tags up to 32767 (MPICH's MPI_TAG_UB is 2^29 - 1). */
+#define TAG_SIZE 1
+#define TAG_DATA 2
 
 /* ---- a growable byte buffer ------------------------------------------------------ */
 
@@ -1410,6 +1412,7 @@ int hp_merge_at_finalize(void)
 		uint64_t len;
 		uint8_t *bytes = recv_bytes(child, comm, &len);
 		struct mimg c;
+		memset(&c, 0, sizeof(c)); /* img_free() below, whatever deserialize() did */
 		if (bytes && deserialize(bytes, len, &c) == 0) {
 			if (merge_into(&img, &c) != 0)
 				hp_log("mpi: merging rank %d's profile ran out of memory", child);

@@ -266,6 +266,11 @@ const struct hp_typeinfo *hp_typeinfo(struct hp_mt *mt, MPI_Datatype t);
  * *built = 1 when it was made now (not found in the cache). */
 MPI_Datatype hp_pb_struct(struct hp_mt *mt, const void *slot, const void *buf, int count,
 			  MPI_Datatype type, int cache, int *owned, int *built);
+/* At MPI_Finalize: free every thread's cached struct types (MPICH reports
+ * a datatype still allocated at its finalize as a leak, on stderr). */
+void hp_types_release(void);
+/* At MPI_Finalize: free the delay exchange's datatype and operations. */
+void hp_coll_release(void);
 /* The per-thread staging buffer `which` (0 send, 1 receive) of at least n
  * bytes; NULL when out of memory. */
 char *hp_stage_grow(struct hp_mt *mt, int which, size_t n);

@@ -88,6 +88,34 @@ static inline int use_packed(const struct hp_typeinfo *ti, uint64_t bytes)
 	       (hp_mpi.pb_compact && bytes <= HP_PB_COMPACT_MAX);
 }
 
+/* MPI_Pack (pack = 1) or MPI_Unpack of count x dt at ubuf.  MPICH refuses a
+ * NULL user buffer, and its MPI_BOTTOM is NULL: data at MPI_BOTTOM
+ * (absolute addresses in the type) goes through a one-block hindexed copy
+ * of the type displaced by -1, from address 1 (rare: tiny or Sendrecv_replace
+ * data with absolute addresses). */
+static int pack_user(int pack, void *ubuf, int count, MPI_Datatype dt, void *packed, int size, int *pos,
+		     MPI_Comm comm)
+{
+	MPI_Datatype t = dt;
+	if (ubuf == MPI_BOTTOM && ubuf == NULL && count > 0) {
+		int bl[1] = {count};
+		MPI_Aint d[1] = {-1};
+		if (PMPI_Type_create_hindexed(1, bl, d, dt, &t) != MPI_SUCCESS)
+			return MPI_ERR_TYPE;
+		if (PMPI_Type_commit(&t) != MPI_SUCCESS) {
+			PMPI_Type_free(&t);
+			return MPI_ERR_TYPE;
+		}
+		ubuf = (void *)(uintptr_t)1;
+		count = 1;
+	}
+	int rc = pack ? PMPI_Pack(ubuf, count, t, packed, size, pos, comm)
+		      : PMPI_Unpack(packed, size, pos, ubuf, count, t, comm);
+	if (t != dt)
+		PMPI_Type_free(&t);
+	return rc;
+}
+
 /* The user's data into a packed copy, and out of one (`bytes` of data,
  * at most `cap` delivered); non-contiguous types (tiny ones, see
  * use_packed) through MPI_Pack and MPI_Unpack. */
@@ -100,7 +128,7 @@ static void copy_in(char *dst, const void *buf, int count, MPI_Datatype dt,
 		memcpy(dst, buf, bytes);
 	} else {
 		int pos = 0;
-		PMPI_Pack(buf, count, dt, dst, (int)bytes, &pos, MPI_COMM_WORLD);
+		pack_user(1, (void *)(uintptr_t)buf, count, dt, dst, (int)bytes, &pos, MPI_COMM_WORLD);
 	}
 }
 
@@ -115,7 +143,8 @@ void hp_copy_out(struct hp_mt *mt, void *ubuf, MPI_Datatype dt, const char *src,
 		memcpy(ubuf, src, n);
 	} else {
 		int pos = 0;
-		PMPI_Unpack(src, (int)n, &pos, ubuf, (int)(n / (uint64_t)ti->size), dt, MPI_COMM_WORLD);
+		pack_user(0, ubuf, (int)(n / (uint64_t)ti->size), dt, (void *)(uintptr_t)src, (int)n, &pos,
+			  MPI_COMM_WORLD);
 	}
 }
 
@@ -554,7 +583,7 @@ int hp_w_sendrecv_replace(struct hp_call *c, __typeof__(&PMPI_Sendrecv_replace) 
 		return MPI_ERR_NO_MEM;
 	int pos = (int)hdr;
 	if (dest != MPI_PROC_NULL)
-		rc = PMPI_Pack(buf, count, datatype, out, (int)hdr + psize, &pos, comm);
+		rc = pack_user(1, buf, count, datatype, out, (int)hdr + psize, &pos, comm);
 	if (rc != MPI_SUCCESS) {
 		free(out);
 		return rc;
@@ -668,7 +697,7 @@ int hp_w_isend(struct hp_call *c, __typeof__(&PMPI_Isend) pmpi, const void *buf,
 		r->site_key = s->key;
 		r->site_meta = s;
 		r->active = 1;
-		if (hp_req_insert((uintptr_t)*request, r))
+		if (hp_req_insert(hp_req_key(*request), r))
 			mt->tot.req_overflow++;
 	} else {
 		if (r->st_owned)
@@ -724,7 +753,7 @@ static void track(struct hp_call *c, struct hp_req *r, int rc, MPI_Request req)
 		r->site_key = s->key;
 		r->site_meta = s;
 		r->t_post = c->t1;
-		if (hp_req_insert((uintptr_t)req, r))
+		if (hp_req_insert(hp_req_key(req), r))
 			c->mt->tot.req_overflow++;
 	} else {
 		if (r->st_owned)
@@ -936,7 +965,7 @@ static void start_one(struct hp_call *c, struct hp_req *r)
 int hp_w_start(struct hp_call *c, __typeof__(&PMPI_Start) pmpi, MPI_Request *request)
 {
 	struct hp_req_claim cl;
-	int known = *request != MPI_REQUEST_NULL && hp_req_claim((uintptr_t)*request, &cl);
+	int known = *request != MPI_REQUEST_NULL && hp_req_claim(hp_req_key(*request), &cl);
 	if (known)
 		start_one(c, cl.r);
 	int rc = pmpi(request);
@@ -957,7 +986,7 @@ int hp_w_startall(struct hp_call *c, __typeof__(&PMPI_Startall) pmpi, int count,
 		for (int i = 0; i < count; i++) {
 			cl[i].r = NULL;
 			if (array_of_requests[i] != MPI_REQUEST_NULL &&
-			    hp_req_claim((uintptr_t)array_of_requests[i], &cl[i]))
+			    hp_req_claim(hp_req_key(array_of_requests[i]), &cl[i]))
 				start_one(c, cl[i].r);
 		}
 	}

@@ -30,6 +30,7 @@
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "mpiwrap/pb.h"
 
@@ -96,6 +97,21 @@ void hp_req_free(struct hp_req *r);
 
 /* Remember `r` under handle value `key` (never 0).  Returns 1 if it went to
  * the overflow list, 0 otherwise. */
+/* The table's key of a request handle: a pointer (Open MPI) or a 32-bit
+ * integer (MPICH and its derivatives), whose negative values must not be
+ * sign-extended into the key's reserved top bit. */
+static inline uintptr_t hp_req_key(MPI_Request req)
+{
+	if (sizeof(req) == sizeof(uint32_t)) {
+		uint32_t v;
+		memcpy(&v, &req, sizeof(v));
+		return (uintptr_t)v;
+	}
+	uintptr_t v = 0;
+	memcpy(&v, &req, sizeof(req) < sizeof(v) ? sizeof(req) : sizeof(v));
+	return v;
+}
+
 int hp_req_insert(uintptr_t key, struct hp_req *r);
 
 /* A claimed entry: where it sits, so it can be released or put back. */

@@ -134,6 +134,14 @@ MPI_Datatype hp_pb_struct(struct hp_mt *mt, const void *slot, const void *buf, i
 	return e->st;
 }
 
+void hp_types_release(void)
+{
+	for (struct hp_mt *mt = hp_mpi.threads; mt; mt = mt->next)
+		for (int i = 0; i < HP_STRUCTCACHE; i++)
+			if (mt->sts[i].st != MPI_DATATYPE_NULL)
+				PMPI_Type_free(&mt->sts[i].st);
+}
+
 char *hp_stage_grow(struct hp_mt *mt, int which, size_t n)
 {
 	if (n <= mt->stage_cap[which])

@@ -11,6 +11,7 @@
  */
 #include <mpi.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
