@@ -1,0 +1,86 @@
+#!/bin/sh
+# tests/mpi/mpich.sh SRC_DIR - the MPI wrappers built against MPICH.
+#
+# hyprof's wrappers are written for any MPI; Open MPI is the default build.
+# MPICH (and the MPIs derived from it: Intel MPI, Cray MPICH, MVAPICH)
+# differs where bugs hide: its handles are 32-bit integers (requests,
+# communicators and datatypes with the top bit set), MPI_BOTTOM is NULL and
+# MPI_Pack/Unpack refuse it, MPI_TAG_UB is 2^29-1, a datatype left at
+# MPI_Finalize is reported on stderr.  This builds libhyprof and
+# libhyprof_mpi with Debian's MPICH (mpicc.mpich, installed by `make check`)
+# in a scratch directory and checks:
+#   - mpi_correct at 2 and 3 ranks prints the same with and without hyprof,
+#     piggyback on (parallel) and off (none), nothing on stderr; truncated
+#     receives are left out of the comparison (what a truncated receive puts
+#     in the buffer and the status count are the MPI's own business: MPICH
+#     writes nothing, hyprof copies what its staging buffer got);
+#   - the merged report has the ranks and the ranks list;
+#   - mpi_pi in measured mode: the master's parallel-compensated wall time is
+#     below its raw one (the piggyback reached it).
+# Skips (77) when MPICH is not installed.
+set -u
+SRC=$1
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+command -v mpicc.mpich > /dev/null && command -v mpirun.mpich > /dev/null ||
+	skip "MPICH is not installed (apt-get install mpich libmpich-dev)"
+T=$(mktemp -d /tmp/hyprof-mpich.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+B=$T/build
+
+echo "building libhyprof, libhyprof_mpi, mpi_correct and mpi_pi with $(mpicc.mpich -show | cut -d' ' -f1) and MPICH $(mpichversion 2>/dev/null | sed -n 's/^MPICH Version: *//p')"
+cmake -S "$SRC" -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPI_C_COMPILER="$(command -v mpicc.mpich)" \
+	-DMPI_CXX_COMPILER="$(command -v mpicxx.mpich)" -DMPI_Fortran_COMPILER="$(command -v mpif90.mpich)" \
+	> "$T/cmake.log" 2>&1 || { tail -20 "$T/cmake.log"; fail "cmake with MPICH"; }
+cmake --build "$B" -j2 --target hyprof-cli hyprof hyprof_mpi mpi_correct mpi_pi > "$T/build.log" 2>&1 ||
+	{ grep -E "error" "$T/build.log" | head -20; fail "build with MPICH"; }
+H=$B/bin/hyprof
+# the launcher takes its libraries from HYPROF_LIB (ctest points it at the
+# Open MPI build): this build's own
+export HYPROF_LIB="$B/lib"
+unset HYPROF_BIN HYPROF_TEST_BIN
+# the wrappers must be linked to MPICH's library, not Open MPI's
+ldd "$B/lib/libhyprof_mpi.so" | grep -q "libmpich" || fail "libhyprof_mpi.so is not linked with MPICH: $(ldd "$B/lib/libhyprof_mpi.so" | grep -i mpi)"
+
+MPIRUN="timeout 120 mpirun.mpich"
+# drop the truncated receives' lines (see above)
+keep() { grep -v "truncate" "$1"; }
+
+for np in 2 3; do
+	$MPIRUN -np $np "$B/tests/bin/mpi_correct" > "$T/plain" 2> "$T/plain.err" ||
+		{ cat "$T/plain.err"; fail "plain mpi_correct, $np ranks"; }
+	grep -q "^done $np ranks" "$T/plain" || fail "mpi_correct did not finish ($np ranks)"
+	for comp in parallel none; do
+		rm -rf "$T/p"
+		$MPIRUN -np $np "$H" run -q --compensate $comp -o "$T/p" -- "$B/tests/bin/mpi_correct" \
+			> "$T/out" 2> "$T/err" || { tail -20 "$T/err"; fail "mpi_correct under hyprof, $np ranks, $comp"; }
+		keep "$T/plain" > "$T/a"
+		keep "$T/out" > "$T/b"
+		if ! cmp -s "$T/a" "$T/b"; then
+			diff "$T/a" "$T/b" | head -20
+			fail "mpi_correct prints differently under hyprof ($np ranks, --compensate $comp)"
+		fi
+		[ -s "$T/err" ] && { cat "$T/err"; fail "hyprof or MPICH wrote to stderr ($np ranks, $comp)"; }
+		"$H" report --json "$T/p" > "$T/p.json" 2> "$T/rep.err" || { cat "$T/rep.err"; fail "report"; }
+		python3 "$SRC/tests/mpi/check_mpi.py" fields "$T/p.json" $np || fail "the ranks list ($np ranks, $comp)"
+		if [ $comp = parallel ]; then
+			python3 "$SRC/tests/mpi/check_mpi.py" applied "$T/p.json" 3 ||
+				fail "messages without a piggyback ($np ranks)"
+		fi
+		echo "ok: mpi_correct, $np ranks, --compensate $comp"
+	done
+done
+
+rm -rf "$T/p"
+$MPIRUN -np 2 "$H" run -q --mode measured -o "$T/p" -- "$B/tests/bin/mpi_pi" 400000 > "$T/out" 2> "$T/err" ||
+	{ cat "$T/err"; fail "mpi_pi under hyprof"; }
+grep -q "^pi 3.14" "$T/out" || fail "mpi_pi: $(cat "$T/out")"
+"$H" report --json "$T/p" > "$T/p.json" || fail "report of mpi_pi"
+python3 - "$T/p.json" <<'EOF' || fail "mpi_pi: parallel compensation under MPICH"
+import json, sys
+r = {x["rank"]: x for x in json.load(open(sys.argv[1]))["ranks"]}
+m = r[0]
+print("master: wall raw %.4f s, local %.4f s, parallel %.4f s" % (m["wall_raw"], m["wall_local"], m["wall_parallel"]))
+assert m["wall_parallel"] < m["wall_raw"], "the workers' delay did not reach the master"
+EOF
+echo "PASS mpich"
