@@ -191,10 +191,13 @@ compensation)
   #  - twin: the uninstrumented copy linked into the same process and run
   #    alternately with the instrumented one (2 runs, sampling at 1 Hz:
   #    probe compensation alone).
-  # Medians: |compensated error| <= 15% (sep; runs differ by the host's clock
-  # changes) and <= 10% (twin) for main/phase total and heavy_a/heavy_b
-  # exclusive, and the total's compensated error at most a third of its raw
-  # error (about +60%).  bench/counting/run.sh measures the real errors.
+  # Medians: |compensated error| <= 20% (sep; runs differ by the host's clock
+  # changes: on a second VM of the reference kind, 11 runs of this test gave
+  # main total +4.7% to +16.6% compensated with raw +64% to +119%, moving
+  # together, while twin gave +0.0% to +3.0%) and <= 10% (twin) for
+  # main/phase total and heavy_a/heavy_b exclusive, and the total's
+  # compensated error at most a third of its raw error (+60% to +120%).
+  # bench/counting/run.sh measures the real errors.
   pin=""; command -v taskset > /dev/null && pin="taskset -c $(($(nproc) - 1))"
   for i in 1 2 3; do
     $pin "$B/cnt_comp_plain" 5 200000 2500000 > "$T/p$i"
@@ -203,7 +206,7 @@ compensation)
   done
   $CHK "$T/m1.json" main/phase/tiny=1000000 main/phase/heavy_a=5 || exit 1
   echo "same program built without probes:"
-  python3 "$CC" check cpu 0.15 3 "$T/sep" || fail "compensation against the uninstrumented build"
+  python3 "$CC" check cpu 0.20 3 "$T/sep" || fail "compensation against the uninstrumented build"
   for i in 1 2; do
     HYPROF_FREQ=1 run measured "$T/t$i" "$B/cnt_comp_twin" 20 50000 2500000
     python3 "$CC" twin "$T/t$i.json" "$T/t$i.stdout" >> "$T/twin" || fail "comp_check.py twin"
