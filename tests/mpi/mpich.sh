@@ -15,6 +15,8 @@
 #     in the buffer and the status count are the MPI's own business: MPICH
 #     writes nothing, hyprof copies what its staging buffer got);
 #   - the merged report has the ranks and the ranks list;
+#   - a Fortran program (`use mpi`) prints the same, its messages carry the
+#     piggyback (MPICH's Fortran bindings call the C MPI_ functions);
 #   - mpi_pi in measured mode: the master's parallel-compensated wall time is
 #     below its raw one (the piggyback reached it).
 # Skips (77) when MPICH is not installed.
@@ -70,6 +72,22 @@ for np in 2 3; do
 		echo "ok: mpi_correct, $np ranks, --compensate $comp"
 	done
 done
+
+# Fortran: MPICH's bindings (libmpichfort) call the C MPI_ functions, so the
+# C wrappers see Fortran calls; the same program, same output, piggybacked.
+if command -v mpif90.mpich > /dev/null; then
+	mpif90.mpich -cpp -O1 "$SRC/tests/mpi/fortran_usempi.f90" -o "$T/fu" > "$T/fc.log" 2>&1 ||
+		{ cat "$T/fc.log"; fail "mpif90.mpich fortran_usempi.f90"; }
+	$MPIRUN -np 2 "$T/fu" 2> "$T/err" | sort > "$T/plain" || { cat "$T/err"; fail "plain Fortran run"; }
+	[ -s "$T/plain" ] || fail "the Fortran program printed nothing"
+	rm -rf "$T/p"
+	$MPIRUN -np 2 "$H" run -q --compensate parallel -o "$T/p" -- "$T/fu" 2> "$T/err" | sort > "$T/out" ||
+		{ cat "$T/err"; fail "Fortran run under hyprof"; }
+	cmp -s "$T/plain" "$T/out" || { diff "$T/plain" "$T/out" | head; fail "the Fortran program prints differently under hyprof"; }
+	"$H" report --json "$T/p" > "$T/p.json" || fail "report of the Fortran run"
+	python3 "$SRC/tests/mpi/check_mpi.py" applied "$T/p.json" 2 || fail "Fortran messages without a piggyback"
+	echo "ok: Fortran (use mpi) through MPICH's bindings"
+fi
 
 rm -rf "$T/p"
 $MPIRUN -np 2 "$H" run -q --mode measured -o "$T/p" -- "$B/tests/bin/mpi_pi" 400000 > "$T/out" 2> "$T/err" ||
