@@ -654,3 +654,142 @@ int hp_w_ireduce_scatter_block(struct hp_call *c, __typeof__(&PMPI_Ireduce_scatt
 	ICOLL(reduce_scatter_bytes(c->mt, cm, recvcount, NULL, datatype),
 	      pmpi(sendbuf, recvbuf, recvcount, datatype, op, comm, request));
 }
+
+/* ---- neighbourhood collectives --------------------------------------------------
+ * Statistics only, like the non-blocking kinds: the data this process sends
+ * to its out-neighbours (MPI 3.1 section 7.6), the call's time; a blocking
+ * one counts whole as waiting, uncompensated (no delay travels: exchanging
+ * it would take another neighbourhood collective). */
+
+/* Out-neighbours of a communicator with a process topology (0 without). */
+static int out_neighbours(MPI_Comm comm)
+{
+	int kind = MPI_UNDEFINED, n = 0;
+	if (PMPI_Topo_test(comm, &kind) != MPI_SUCCESS)
+		return 0;
+	if (kind == MPI_CART) {
+		int nd = 0;
+		if (PMPI_Cartdim_get(comm, &nd) == MPI_SUCCESS)
+			n = 2 * nd;
+	} else if (kind == MPI_GRAPH) {
+		int me = 0;
+		if (PMPI_Comm_rank(comm, &me) != MPI_SUCCESS || PMPI_Graph_neighbors_count(comm, me, &n) != MPI_SUCCESS)
+			n = 0;
+	} else if (kind == MPI_DIST_GRAPH) {
+		int in = 0, weighted = 0;
+		if (PMPI_Dist_graph_neighbors_count(comm, &in, &n, &weighted) != MPI_SUCCESS)
+			n = 0;
+	}
+	return n > 0 ? n : 0;
+}
+
+#define NCOLL(bytes_expr, call)                                                  \
+	do {                                                                     \
+		const struct hp_comm *cm = hp_comm_get(c->mt, comm);             \
+		int rc_ = (call);                                                \
+		hp_call_t2(c);                                                   \
+		int64_t w_ = (int64_t)(c->t2 - c->t1);                           \
+		c->wait_raw = c->wait_comp = w_;                                 \
+		c->bytes = rc_ == MPI_SUCCESS ? (bytes_expr) : 0;                \
+		hp_coll_add(c->mt, c->fn, cm ? cm->size : 0, c->bytes, w_, w_, w_); \
+		return rc_;                                                      \
+	} while (0)
+
+/* What a neighbourhood Allgather(v) or Alltoall sends: count x type to each
+ * out-neighbour; Alltoallv: counts[i] x type; Alltoallw: counts[i] x types[i]. */
+static uint64_t nbr_bytes(struct hp_mt *mt, MPI_Comm comm, int count, const int *counts,
+			  MPI_Datatype type, const MPI_Datatype *types)
+{
+	int n = out_neighbours(comm);
+	if (types)
+		return alltoallw_bytes(mt, n, counts, types);
+	return (counts ? sum(counts, n) : (uint64_t)(count > 0 ? count : 0) * (uint64_t)n) * tsize(mt, type);
+}
+
+int hp_w_neighbor_allgather(struct hp_call *c, __typeof__(&PMPI_Neighbor_allgather) pmpi, const void *sendbuf,
+			    int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+			    MPI_Datatype recvtype, MPI_Comm comm)
+{
+	NCOLL(nbr_bytes(c->mt, comm, sendcount, NULL, sendtype, NULL),
+	      pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+}
+
+int hp_w_neighbor_allgatherv(struct hp_call *c, __typeof__(&PMPI_Neighbor_allgatherv) pmpi,
+			     const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+	NCOLL(nbr_bytes(c->mt, comm, sendcount, NULL, sendtype, NULL),
+	      pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
+}
+
+int hp_w_neighbor_alltoall(struct hp_call *c, __typeof__(&PMPI_Neighbor_alltoall) pmpi, const void *sendbuf,
+			   int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+			   MPI_Datatype recvtype, MPI_Comm comm)
+{
+	NCOLL(nbr_bytes(c->mt, comm, sendcount, NULL, sendtype, NULL),
+	      pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+}
+
+int hp_w_neighbor_alltoallv(struct hp_call *c, __typeof__(&PMPI_Neighbor_alltoallv) pmpi,
+			    const void *sendbuf, const int sendcounts[], const int sdispls[],
+			    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+			    MPI_Datatype recvtype, MPI_Comm comm)
+{
+	NCOLL(nbr_bytes(c->mt, comm, 0, sendcounts, sendtype, NULL),
+	      pmpi(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
+}
+
+int hp_w_neighbor_alltoallw(struct hp_call *c, __typeof__(&PMPI_Neighbor_alltoallw) pmpi,
+			    const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+			    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+			    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+	NCOLL(nbr_bytes(c->mt, comm, 0, sendcounts, MPI_DATATYPE_NULL, sendtypes),
+	      pmpi(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
+}
+
+int hp_w_ineighbor_allgather(struct hp_call *c, __typeof__(&PMPI_Ineighbor_allgather) pmpi,
+			     const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	ICOLL(nbr_bytes(c->mt, comm, sendcount, NULL, sendtype, NULL),
+	      pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+}
+
+int hp_w_ineighbor_allgatherv(struct hp_call *c, __typeof__(&PMPI_Ineighbor_allgatherv) pmpi,
+			      const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			      const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+			      MPI_Request *request)
+{
+	ICOLL(nbr_bytes(c->mt, comm, sendcount, NULL, sendtype, NULL),
+	      pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
+}
+
+int hp_w_ineighbor_alltoall(struct hp_call *c, __typeof__(&PMPI_Ineighbor_alltoall) pmpi,
+			    const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	ICOLL(nbr_bytes(c->mt, comm, sendcount, NULL, sendtype, NULL),
+	      pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+}
+
+int hp_w_ineighbor_alltoallv(struct hp_call *c, __typeof__(&PMPI_Ineighbor_alltoallv) pmpi,
+			     const void *sendbuf, const int sendcounts[], const int sdispls[],
+			     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+			     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	ICOLL(nbr_bytes(c->mt, comm, 0, sendcounts, sendtype, NULL),
+	      pmpi(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+		   request));
+}
+
+int hp_w_ineighbor_alltoallw(struct hp_call *c, __typeof__(&PMPI_Ineighbor_alltoallw) pmpi,
+			     const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+			     const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+			     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+			     MPI_Request *request)
+{
+	ICOLL(nbr_bytes(c->mt, comm, 0, sendcounts, MPI_DATATYPE_NULL, sendtypes),
+	      pmpi(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+		   request));
+}

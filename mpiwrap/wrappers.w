@@ -306,6 +306,53 @@
 %fn iallreduce  int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 %fn iallreduce  int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 
+# ---- neighbourhood collectives (MPI 3) ---------------------------------------------
+# Statistics only (coll.c: NCOLL, ICOLL): calls, the bytes this rank sends to
+# its out-neighbours, the call's time; no delay is exchanged (it would take
+# a collective over the neighbourhood).  A blocking one counts whole as raw
+# waiting, uncompensated.
+%class neighbor_allgather
+	rc = hp_w_neighbor_allgather(&c, {{pmpi}}, {{args}});
+%end
+%class neighbor_allgatherv
+	rc = hp_w_neighbor_allgatherv(&c, {{pmpi}}, {{args}});
+%end
+%class neighbor_alltoall
+	rc = hp_w_neighbor_alltoall(&c, {{pmpi}}, {{args}});
+%end
+%class neighbor_alltoallv
+	rc = hp_w_neighbor_alltoallv(&c, {{pmpi}}, {{args}});
+%end
+%class neighbor_alltoallw
+	rc = hp_w_neighbor_alltoallw(&c, {{pmpi}}, {{args}});
+%end
+%class ineighbor_allgather
+	rc = hp_w_ineighbor_allgather(&c, {{pmpi}}, {{args}});
+%end
+%class ineighbor_allgatherv
+	rc = hp_w_ineighbor_allgatherv(&c, {{pmpi}}, {{args}});
+%end
+%class ineighbor_alltoall
+	rc = hp_w_ineighbor_alltoall(&c, {{pmpi}}, {{args}});
+%end
+%class ineighbor_alltoallv
+	rc = hp_w_ineighbor_alltoallv(&c, {{pmpi}}, {{args}});
+%end
+%class ineighbor_alltoallw
+	rc = hp_w_ineighbor_alltoallw(&c, {{pmpi}}, {{args}});
+%end
+
+%fn neighbor_allgather  int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+%fn neighbor_allgatherv int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+%fn neighbor_alltoall   int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+%fn neighbor_alltoallv  int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+%fn neighbor_alltoallw nofortran int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+%fn ineighbor_allgather  int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+%fn ineighbor_allgatherv int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+%fn ineighbor_alltoall   int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+%fn ineighbor_alltoallv  int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+%fn ineighbor_alltoallw nofortran int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
+
 # ---- communicators and datatypes -------------------------------------------------
 %class comm_new
 	rc = hp_w_comm_new(&c, {{pmpi}}, {{args}});

@@ -88,9 +88,11 @@ correct)
     hp "$np" "$T/p" "$T/out" --compensate "$1" -- "$B/mpi_correct"
     same "$T/plain" "$T/out" "--compensate $1, packed copy up to ${2} bytes"
     $CHK fields "$T/p.json" "$np" || fail "the ranks list ($cfg)"
-    # non-blocking collectives are counted, with the data each rank gives
+    # non-blocking and neighbourhood collectives are counted, with the data
+    # each rank gives (a ring has 2 out-neighbours, the graph 1)
     $CHK calls "$T/p.json" MPI_Iallreduce=$((2 * np)):$((16 * np)) MPI_Ibarrier=$np:0 \
-      MPI_Ialltoall=$np:$((4 * np * np)) MPI_Iscan=$np:$((8 * np)) MPI_Iexscan=$np:$((8 * np)) ||
+      MPI_Ialltoall=$np:$((4 * np * np)) MPI_Iscan=$np:$((8 * np)) MPI_Iexscan=$np:$((8 * np)) \
+      MPI_Neighbor_alltoall=$((2 * np)):$((8 * np + 4 * np)) MPI_Ineighbor_alltoallw=$np:$((8 * np)) ||
       fail "non-blocking collectives' statistics ($cfg)"
     if [ "$1" = parallel ]; then
       $CHK applied "$T/p.json" 3 || fail "messages without a piggyback ($cfg)"

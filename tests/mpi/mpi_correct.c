@@ -792,6 +792,48 @@ static void t_icollectives(void)
 	free(rs);
 }
 
+/* Neighbourhood collectives (MPI 3) on a periodic ring (Cart) and a
+ * distributed graph: the wrappers only count them. */
+static void t_neighbours(void)
+{
+	int n = size, dims[1] = {n}, per[1] = {1};
+	MPI_Comm ring, dg;
+	check(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, per, 0, &ring), "Cart_create ring");
+	int sb[2] = {rank * 10 + 1, rank * 10 + 2}, rb[2] = {-1, -1}, one = rank + 100;
+	check(MPI_Neighbor_allgather(&one, 1, MPI_INT, rb, 1, MPI_INT, ring), "Neighbor_allgather");
+	say("neighbor_allgather: %d %d", rb[0], rb[1]);
+	check(MPI_Neighbor_alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, ring), "Neighbor_alltoall");
+	say("neighbor_alltoall: %d %d", rb[0], rb[1]);
+	int c2[2] = {1, 1}, d2[2] = {0, 1};
+	check(MPI_Neighbor_allgatherv(&one, 1, MPI_INT, rb, c2, d2, MPI_INT, ring), "Neighbor_allgatherv");
+	check(MPI_Neighbor_alltoallv(sb, c2, d2, MPI_INT, rb, c2, d2, MPI_INT, ring), "Neighbor_alltoallv");
+	say("neighbor_alltoallv: %d %d", rb[0], rb[1]);
+	MPI_Aint bd[2] = {0, sizeof(int)};
+	MPI_Datatype ty[2] = {MPI_INT, MPI_INT};
+	check(MPI_Neighbor_alltoallw(sb, c2, bd, ty, rb, c2, bd, ty, ring), "Neighbor_alltoallw");
+	say("neighbor_alltoallw: %d %d", rb[0], rb[1]);
+	MPI_Request q[3];
+	int ib[2] = {-1, -1}, jb[2] = {-1, -1};
+	check(MPI_Ineighbor_allgather(&one, 1, MPI_INT, ib, 1, MPI_INT, ring, &q[0]), "Ineighbor_allgather");
+	check(MPI_Ineighbor_alltoall(sb, 1, MPI_INT, jb, 1, MPI_INT, ring, &q[1]), "Ineighbor_alltoall");
+	check(MPI_Waitall(2, q, MPI_STATUSES_IGNORE), "Waitall ineighbor");
+	say("ineighbor_allgather: %d %d; ineighbor_alltoall: %d %d", ib[0], ib[1], jb[0], jb[1]);
+	check(MPI_Ineighbor_allgatherv(&one, 1, MPI_INT, ib, c2, d2, MPI_INT, ring, &q[0]), "Ineighbor_allgatherv");
+	check(MPI_Ineighbor_alltoallv(sb, c2, d2, MPI_INT, jb, c2, d2, MPI_INT, ring, &q[1]), "Ineighbor_alltoallv");
+	int kb[2] = {-1, -1};
+	check(MPI_Ineighbor_alltoallw(sb, c2, bd, ty, kb, c2, bd, ty, ring, &q[2]), "Ineighbor_alltoallw");
+	check(MPI_Waitall(3, q, MPI_STATUSES_IGNORE), "Waitall ineighbor v/w");
+	say("ineighbor v: %d %d, %d %d; w: %d %d", ib[0], ib[1], jb[0], jb[1], kb[0], kb[1]);
+	/* a distributed graph: each rank sends to the next, receives from the previous */
+	int src[1] = {(rank + n - 1) % n}, dst[1] = {(rank + 1) % n}, wt[1] = {1}, got = -1;
+	check(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, src, wt, 1, dst, wt, MPI_INFO_NULL, 0, &dg),
+	      "Dist_graph_create_adjacent");
+	check(MPI_Neighbor_alltoall(&one, 1, MPI_INT, &got, 1, MPI_INT, dg), "Neighbor_alltoall dist graph");
+	say("dist graph neighbor_alltoall: %d", got);
+	MPI_Comm_free(&dg);
+	MPI_Comm_free(&ring);
+}
+
 static void t_comms(void)
 {
 	MPI_Comm half, dup, inter, merged, cart, sub;
@@ -1326,6 +1368,7 @@ int main(int argc, char **argv)
 	t_request_free();
 	t_collectives();
 	t_icollectives();
+	t_neighbours();
 	t_comms();
 	t_truncate();
 	t_apps();
