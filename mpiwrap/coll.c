@@ -706,6 +706,8 @@ static uint64_t nbr_bytes(struct hp_mt *mt, MPI_Comm comm, int count, const int 
 	return (counts ? sum(counts, n) : (uint64_t)(count > 0 ? count : 0) * (uint64_t)n) * tsize(mt, type);
 }
 
+/* Neighbor_allgather, and Neighbor_alltoall (same parameters and count:
+ * sendcount x sendtype to each out-neighbour). */
 int hp_w_neighbor_allgather(struct hp_call *c, __typeof__(&PMPI_Neighbor_allgather) pmpi, const void *sendbuf,
 			    int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
 			    MPI_Datatype recvtype, MPI_Comm comm)
@@ -720,14 +722,6 @@ int hp_w_neighbor_allgatherv(struct hp_call *c, __typeof__(&PMPI_Neighbor_allgat
 {
 	NCOLL(nbr_bytes(c->mt, comm, sendcount, NULL, sendtype, NULL),
 	      pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
-}
-
-int hp_w_neighbor_alltoall(struct hp_call *c, __typeof__(&PMPI_Neighbor_alltoall) pmpi, const void *sendbuf,
-			   int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-			   MPI_Datatype recvtype, MPI_Comm comm)
-{
-	NCOLL(nbr_bytes(c->mt, comm, sendcount, NULL, sendtype, NULL),
-	      pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 
 int hp_w_neighbor_alltoallv(struct hp_call *c, __typeof__(&PMPI_Neighbor_alltoallv) pmpi,
@@ -748,6 +742,7 @@ int hp_w_neighbor_alltoallw(struct hp_call *c, __typeof__(&PMPI_Neighbor_alltoal
 	      pmpi(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
 }
 
+/* Ineighbor_allgather and Ineighbor_alltoall. */
 int hp_w_ineighbor_allgather(struct hp_call *c, __typeof__(&PMPI_Ineighbor_allgather) pmpi,
 			     const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 			     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
@@ -763,14 +758,6 @@ int hp_w_ineighbor_allgatherv(struct hp_call *c, __typeof__(&PMPI_Ineighbor_allg
 {
 	ICOLL(nbr_bytes(c->mt, comm, sendcount, NULL, sendtype, NULL),
 	      pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
-}
-
-int hp_w_ineighbor_alltoall(struct hp_call *c, __typeof__(&PMPI_Ineighbor_alltoall) pmpi,
-			    const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-			    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-	ICOLL(nbr_bytes(c->mt, comm, sendcount, NULL, sendtype, NULL),
-	      pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 
 int hp_w_ineighbor_alltoallv(struct hp_call *c, __typeof__(&PMPI_Ineighbor_alltoallv) pmpi,

@@ -317,9 +317,6 @@
 %class neighbor_allgatherv
 	rc = hp_w_neighbor_allgatherv(&c, {{pmpi}}, {{args}});
 %end
-%class neighbor_alltoall
-	rc = hp_w_neighbor_alltoall(&c, {{pmpi}}, {{args}});
-%end
 %class neighbor_alltoallv
 	rc = hp_w_neighbor_alltoallv(&c, {{pmpi}}, {{args}});
 %end
@@ -332,9 +329,6 @@
 %class ineighbor_allgatherv
 	rc = hp_w_ineighbor_allgatherv(&c, {{pmpi}}, {{args}});
 %end
-%class ineighbor_alltoall
-	rc = hp_w_ineighbor_alltoall(&c, {{pmpi}}, {{args}});
-%end
 %class ineighbor_alltoallv
 	rc = hp_w_ineighbor_alltoallv(&c, {{pmpi}}, {{args}});
 %end
@@ -344,12 +338,12 @@
 
 %fn neighbor_allgather  int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 %fn neighbor_allgatherv int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
-%fn neighbor_alltoall   int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+%fn neighbor_allgather  int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 %fn neighbor_alltoallv  int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 %fn neighbor_alltoallw nofortran int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 %fn ineighbor_allgather  int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 %fn ineighbor_allgatherv int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-%fn ineighbor_alltoall   int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+%fn ineighbor_allgather  int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 %fn ineighbor_alltoallv  int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 %fn ineighbor_alltoallw nofortran int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 
