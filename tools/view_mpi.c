@@ -321,6 +321,17 @@ struct coll_row {
 	double time, wait_raw, wait_comp;
 };
 
+/* Most time first; then by name and communicator size (a stable order for
+ * equal times, whatever order the records came in). */
+static int coll_cmp(const void *a, const void *b)
+{
+	const struct coll_row *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? 1 : -1;
+	int c = strcmp(x->fn, y->fn);
+	return c ? c : (x->size > y->size) - (x->size < y->size);
+}
+
 static struct coll_row *colls(struct mview *v, size_t *n)
 {
 	struct coll_row *rows = NULL;
@@ -353,6 +364,8 @@ static struct coll_row *colls(struct mview *v, size_t *n)
 			rows[j].wait_comp += (double)c.wait_comp_ns * 1e-9;
 		}
 	}
+	if (nr > 1)
+		qsort(rows, nr, sizeof(*rows), coll_cmp);
 	*n = nr;
 	return rows;
 }
