@@ -696,12 +696,20 @@ void view_mpi_text(struct hp_model *m, FILE *out)
 			TOP_FUNCS);
 		fprintf(out, "%12s %5s %12s %12s %5s %8s  %s\n", "min", "rank", "mean", "max", "rank",
 			"max/mean", "function");
+		int absent = 0;
 		for (size_t i = 0; i < ni && i < TOP_FUNCS; i++) {
 			double mean = ir[i].sum / nir;
-			fprintf(out, "%12s %5d %12s %12s %5d %8.2f  %s\n", secs(ir[i].min, a, sizeof a),
-				ir[i].min_rank, secs(mean, b, sizeof b), secs(ir[i].max, c, sizeof c),
-				ir[i].max_rank, mean > 0 ? ir[i].max / mean : 0.0, ir[i].fn);
+			/* min rank -1: the function is absent from some rank (the
+			 * merged record does not say which) */
+			char mr[16];
+			snprintf(mr, sizeof mr, ir[i].min_rank < 0 ? "-" : "%d", ir[i].min_rank);
+			absent |= ir[i].min_rank < 0;
+			fprintf(out, "%12s %5s %12s %12s %5d %8.2f  %s\n", secs(ir[i].min, a, sizeof a), mr,
+				secs(mean, b, sizeof b), secs(ir[i].max, c, sizeof c), ir[i].max_rank,
+				mean > 0 ? ir[i].max / mean : 0.0, ir[i].fn);
 		}
+		if (absent)
+			fprintf(out, "(rank -: the function ran on only some ranks; `hyprof report --ranks` shows which)\n");
 	}
 	free_imb(ir, ni);
 	release(&v);
