@@ -186,6 +186,25 @@ void hp_counting_shutdown(void)
 	__atomic_store_n(&hp_probe_g.mode, HP_PM_OFF, __ATOMIC_RELEASE);
 }
 
+/* The pairs of thread t weighted by the cost in effect when each ran. */
+static uint64_t pair_weight(const struct hp_thread *t)
+{
+	const struct hp_probe_thr *pt = hp_probe_thr(t->stack);
+	return pt->pair_sum + hp_sub0(t->probe_events, pt->ev_mark) * pt->pair;
+}
+
+double hp_counting_pair_mean_cycles(void)
+{
+	uint64_t ev = 0, w = 0;
+	for (struct hp_thread *t = hp_rt.threads; t; t = t->next) {
+		if (!t->stack || !t->probe_events)
+			continue;
+		w += pair_weight(t);
+		ev += t->probe_events;
+	}
+	return ev ? (double)w / (double)ev : 0.0;
+}
+
 uint64_t hp_counting_probes_seen(void)
 {
 	uint64_t n = 0;
@@ -221,7 +240,7 @@ static int hp_counting_write(struct hp_writer *w, void *arg)
 			const struct hp_probe_thr *pt = hp_probe_thr(t->stack);
 			bursts += pt->recal_n;
 			burst_cyc += pt->recal_cycles;
-			pair_w += pt->pair_sum + hp_sub0(t->probe_events, pt->ev_mark) * pt->pair;
+			pair_w += pair_weight(t);
 			di_w += pt->di * t->probe_events;
 			if (pt->pair_min && (!pmin || pt->pair_min < pmin))
 				pmin = pt->pair_min;

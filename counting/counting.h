@@ -36,6 +36,11 @@ void hp_counting_thread_retire(struct hp_thread *t);
  * probe tree and probe memory, so the slot can serve a new thread.  Not
  * signal-safe. */
 void hp_counting_thread_reuse(struct hp_thread *t);
+/* The mean cost of one probe pair over every pair that ran, in TSC
+ * cycles, each pair at the cost in effect when it ran (measured mode's
+ * in-situ recalibration updates it during the run; otherwise the start-up
+ * value); 0 when no probe ran.  Signal-safe (reads the thread records). */
+double hp_counting_pair_mean_cycles(void);
 /* Probes return at once from now on (teardown).  Signal-safe. */
 void hp_counting_shutdown(void);
 
