@@ -29,6 +29,7 @@
 #include "mpiwrap/classes.h"
 #include "mpiwrap/fortran.h"
 #include "mpiwrap/mpiwrap.h"
+#include "runtime/lifecycle.h"
 #include "sampler/sampler.h"
 
 struct hp_mpi hp_mpi = {.rank = -1, .pack_max = HP_MPI_PACK_MAX_DEFAULT};
@@ -337,6 +338,21 @@ void hp_mpi_rank_values(struct hp_mpi_rankvals *v)
 	v->pb_cost = (double)t.pb_cyc * s;
 	v->wrap_cost = (double)t.wrap_cyc * s;
 	v->t = t;
+}
+
+/* MPI_Abort: once a rank aborts, mpirun (or MPICH's hydra) kills every
+ * process of the job, often with SIGKILL, which leaves nothing but the live
+ * snapshots.  This rank writes its profile first, as at exit (its own
+ * file: there is no merge), then aborts. */
+int hp_w_abort(void *ra, __typeof__(&PMPI_Abort) pmpi, MPI_Comm comm, int errorcode)
+{
+	(void)ra;
+	if (hp_mpi.active) {
+		hp_log("MPI_Abort(%d) on rank %d: writing this rank's profile before the job ends", errorcode,
+		       hp_mpi.rank);
+		hp_runtime_finish("MPI_Abort");
+	}
+	return pmpi(comm, errorcode);
 }
 
 int hp_w_finalize(void *ra, __typeof__(&PMPI_Finalize) pmpi)

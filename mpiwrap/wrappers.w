@@ -42,10 +42,14 @@
 %class finalize raw
 	return hp_w_finalize(ra, {{pmpi}});
 %end
+%class abort raw
+	return hp_w_abort(ra, {{pmpi}}, {{args}});
+%end
 
 %fn init         int MPI_Init(int *argc /*drop*/, char ***argv /*drop*/)
 %fn init_thread  int MPI_Init_thread(int *argc /*drop*/, char ***argv /*drop*/, int required, int *provided)
 %fn finalize     int MPI_Finalize(void)
+%fn abort        int MPI_Abort(MPI_Comm comm, int errorcode)
 
 # ---- point to point ----------------------------------------------------------
 %class send

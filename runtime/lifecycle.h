@@ -104,7 +104,7 @@ int hp_has_data(void);
 void hp_print_summary(const char *how, int full);
 /* Final stop at process exit: stop sampling, record end times, write,
  * summary.  Idempotent. */
-void hp_runtime_finish(const char *how);
+HP_EXPORT void hp_runtime_finish(const char *how);
 /* In a forked child: the child's own exit writes its own profile. */
 void hp_runtime_after_fork_child(void);
 

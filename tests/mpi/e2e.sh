@@ -12,6 +12,7 @@
 #                     matrix and the call sites of the report
 #   scenarios FAM NP  the paper's scenarios: parallel compensation of a run
 #                     with injected probe overhead against the run without
+#   abort             a job ending in MPI_Abort: the aborting rank's profile
 #   reorder           wildcard receives whose order compensation would change:
 #                     counted exactly as the approximated send times imply
 # Environment (set by ctest): HYPROF_BIN, HYPROF_LIB, HYPROF_TEST_BIN, HYPROF_SRC.
@@ -260,6 +261,27 @@ intercomm)
     [ "$(grep -c ' ok$' "$T/out")" = 4 ] || { cat "$T/out" "$T/out.err"; fail "$prog under hyprof"; }
     rm -rf "$T/i" "$T/i.json"
   done ;;
+abort)
+  # A job that ends in MPI_Abort (rank 1; mpirun then kills rank 0): the
+  # aborting rank writes its profile first, the killed one a partial one if
+  # it gets a signal it can catch; the report reads whatever is there.
+  rm -rf "$T/a"
+  timeout 120 $MPIRUN -np 2 "$H" run -o "$T/a" -- "$B/mpi_abort" > "$T/a.out" 2> "$T/a.err"
+  rc=$?
+  [ $rc -ne 0 ] && [ $rc -ne 124 ] || { cat "$T/a.err"; fail "mpi_abort: exit $rc (want MPI_Abort's failure, no hang)"; }
+  grep -q "MPI_Abort(3) on rank 1" "$T/a.err" || { cat "$T/a.err"; fail "no line about MPI_Abort"; }
+  grep -q "profile .*\.00001\..*(MPI_Abort)" "$T/a.err" || { cat "$T/a.err"; fail "rank 1 wrote no profile"; }
+  ls "$T/a"/mpi_abort.00001.*.hyp > /dev/null 2>&1 || fail "rank 1's profile is not in $T/a"
+  "$H" report --json "$T/a" > "$T/a.json" 2> "$T/a.rep" || { cat "$T/a.rep"; fail "report of the aborted job"; }
+  python3 - "$T/a.json" <<'EOF' || fail "the aborted job's report"
+import json, sys
+j = json.load(open(sys.argv[1]))
+ranks = {r["rank"] for r in j.get("ranks", [])}
+assert 1 in ranks, "rank 1 missing from the ranks list %r" % sorted(ranks)
+assert any(f.get("name") == "work" for f in j["functions"]), "work() is not in the profile"
+print("ranks in the report:", sorted(ranks))
+EOF
+  ;;
 merge)
   # The merge at MPI_Finalize: one merged profile by rank 0; with --per-rank
   # the per-rank files too, and both must tell the same exact facts.

@@ -17,6 +17,7 @@
 #   - the merged report has the ranks and the ranks list;
 #   - a Fortran program (`use mpi`) prints the same, its messages carry the
 #     piggyback (MPICH's Fortran bindings call the C MPI_ functions);
+#   - a job ending in MPI_Abort leaves the aborting rank's profile;
 #   - mpi_pi in measured mode: the master's parallel-compensated wall time is
 #     below its raw one (the piggyback reached it).
 # Skips (77) when MPICH is not installed.
@@ -34,7 +35,7 @@ echo "building libhyprof, libhyprof_mpi, mpi_correct and mpi_pi with $(mpicc.mpi
 cmake -S "$SRC" -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPI_C_COMPILER="$(command -v mpicc.mpich)" \
 	-DMPI_CXX_COMPILER="$(command -v mpicxx.mpich)" -DMPI_Fortran_COMPILER="$(command -v mpif90.mpich)" \
 	> "$T/cmake.log" 2>&1 || { tail -20 "$T/cmake.log"; fail "cmake with MPICH"; }
-cmake --build "$B" -j2 --target hyprof-cli hyprof hyprof_mpi mpi_correct mpi_pi > "$T/build.log" 2>&1 ||
+cmake --build "$B" -j2 --target hyprof-cli hyprof hyprof_mpi mpi_correct mpi_pi mpi_abort > "$T/build.log" 2>&1 ||
 	{ grep -E "error" "$T/build.log" | head -20; fail "build with MPICH"; }
 H=$B/bin/hyprof
 # the launcher takes its libraries from HYPROF_LIB (ctest points it at the
@@ -101,4 +102,13 @@ m = r[0]
 print("master: wall raw %.4f s, local %.4f s, parallel %.4f s" % (m["wall_raw"], m["wall_local"], m["wall_parallel"]))
 assert m["wall_parallel"] < m["wall_raw"], "the workers' delay did not reach the master"
 EOF
+# MPI_Abort: hydra kills the other ranks with SIGKILL; the aborting rank
+# wrote its profile first
+rm -rf "$T/a"
+$MPIRUN -np 2 "$H" run -o "$T/a" -- "$B/tests/bin/mpi_abort" > "$T/out" 2> "$T/err"
+rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] || { cat "$T/err"; fail "mpi_abort: exit $rc (want MPI_Abort's failure, no hang)"; }
+ls "$T/a"/mpi_abort.00001.*.hyp > /dev/null 2>&1 || { cat "$T/err"; fail "the aborting rank wrote no profile"; }
+"$H" report "$T/a" > /dev/null || fail "report of the aborted job"
+echo "ok: MPI_Abort leaves the aborting rank's profile"
 echo "PASS mpich"
