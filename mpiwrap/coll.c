@@ -78,7 +78,6 @@ static void xsetup(void)
 	PMPI_Op_create(xop_max_fn, 1, &xop_max);
 }
 
-/* Exchange n (<= 4) values: returns 1 when v holds the combination here. */
 void hp_coll_release(void)
 {
 	if (xtype != MPI_DATATYPE_NULL)
@@ -89,6 +88,7 @@ void hp_coll_release(void)
 		PMPI_Op_free(&xop_max);
 }
 
+/* Exchange n (<= 4) values: returns 1 when v holds the combination here. */
 static int xchg(enum xkind kind, int is_min, int64_t *v, int n, int root, int me_root, MPI_Comm comm)
 {
 	int rc;
@@ -227,6 +227,12 @@ static uint64_t sum(const int *v, int n)
 	return s;
 }
 
+/* Elements over n peers: counts[0..n) (the v kinds), or count to each. */
+static uint64_t per_peer(int count, const int *counts, int n)
+{
+	return counts ? sum(counts, n) : (uint64_t)(count > 0 ? count : 0) * (uint64_t)n;
+}
+
 /* The processes a per-peer array of this communicator counts: the remote
  * group's on an intercommunicator (MPI 3.1 section 5.2.2). */
 static int peers(const struct hp_comm *cm)
@@ -248,22 +254,26 @@ static enum role role(const struct hp_comm *cm, int root)
 	return cm && cm->rank == root ? R_ROOT : R_MEMBER;
 }
 
-/* Time the call, exchange, record.  `bytes` = data this rank sends (or
- * receives when it only receives); evaluated after a successful call only,
- * so it never reads an argument the call did not accept. */
-#define COLL(shape, root, bytes_expr, call)                                      \
+/* Time the call, set its waits (`waits`, a statement that may use rc_ and
+ * cm), record.  `bytes` = data this rank sends (or receives when it only
+ * receives); evaluated after a successful call only, so it never reads an
+ * argument the call did not accept. */
+#define COLL_RECORD(waits, bytes_expr, call)                                     \
 	do {                                                                     \
 		const struct hp_comm *cm = hp_comm_get(c->mt, comm);             \
 		int rc_ = (call);                                                \
 		hp_call_t2(c);                                                   \
 		c->wait_raw = c->wait_comp = 0;                                  \
-		if (rc_ == MPI_SUCCESS)                                          \
-			exchange(c, shape, comm, cm, root);                      \
+		waits;                                                           \
 		c->bytes = rc_ == MPI_SUCCESS ? (bytes_expr) : 0;                \
 		hp_coll_add(c->mt, c->fn, cm ? cm->size : 0, c->bytes,           \
 			    (int64_t)(c->t2 - c->t1), c->wait_raw, c->wait_comp);\
 		return rc_;                                                      \
 	} while (0)
+
+/* A blocking collective: its waits come from the delay exchange. */
+#define COLL(shape, root, bytes_expr, call)                                      \
+	COLL_RECORD(if (rc_ == MPI_SUCCESS) exchange(c, shape, comm, cm, root), bytes_expr, call)
 
 int hp_w_barrier(struct hp_call *c, __typeof__(&PMPI_Barrier) pmpi, MPI_Comm comm)
 {
@@ -370,8 +380,7 @@ static uint64_t scatter_bytes(struct hp_mt *mt, const struct hp_comm *cm, int ro
 	case R_NONE:
 		return 0;
 	case R_ROOT:
-		return (counts ? sum(counts, peers(cm)) : (uint64_t)(count > 0 ? count : 0) * (uint64_t)peers(cm)) *
-		       tsize(mt, sendtype);
+		return per_peer(count, counts, peers(cm)) * tsize(mt, sendtype);
 	default:
 		return (uint64_t)(recvcount > 0 ? recvcount : 0) * tsize(mt, recvtype);
 	}
@@ -394,8 +403,9 @@ int hp_w_scatterv(struct hp_call *c, __typeof__(&PMPI_Scatterv) pmpi, const void
 }
 
 /* What this process contributes to an Allgather(v) (`counts` for the v
- * variant) or an Alltoall(v) (`per_peer`): its send buffer, or with
- * MPI_IN_PLACE its own part of the receive buffer. */
+ * variant): its send buffer, or with MPI_IN_PLACE its own part of the
+ * receive buffer.  alltoall_bytes(): the same for Alltoall(v), a part for
+ * every peer. */
 static uint64_t allgather_bytes(struct hp_mt *mt, const struct hp_comm *cm, const void *sendbuf,
 				int sendcount, MPI_Datatype sendtype, int recvcount, const int *counts,
 				MPI_Datatype recvtype)
@@ -414,10 +424,8 @@ static uint64_t alltoall_bytes(struct hp_mt *mt, const struct hp_comm *cm, const
 {
 	int n = cm ? peers(cm) : 1;
 	if (sendbuf == MPI_IN_PLACE)
-		return (recvcounts ? sum(recvcounts, n) : (uint64_t)(recvcount > 0 ? recvcount : 0) * (uint64_t)n) *
-		       tsize(mt, recvtype);
-	return (sendcounts ? sum(sendcounts, n) : (uint64_t)(sendcount > 0 ? sendcount : 0) * (uint64_t)n) *
-	       tsize(mt, sendtype);
+		return per_peer(recvcount, recvcounts, n) * tsize(mt, recvtype);
+	return per_peer(sendcount, sendcounts, n) * tsize(mt, sendtype);
 }
 
 int hp_w_allgather(struct hp_call *c, __typeof__(&PMPI_Allgather) pmpi, const void *sendbuf,
@@ -495,7 +503,7 @@ static uint64_t reduce_scatter_bytes(struct hp_mt *mt, const struct hp_comm *cm,
 				     const int *counts, MPI_Datatype datatype)
 {
 	int n = cm ? cm->size : 1;
-	return (counts ? sum(counts, n) : (uint64_t)(count > 0 ? count : 0) * (uint64_t)n) * tsize(mt, datatype);
+	return per_peer(count, counts, n) * tsize(mt, datatype);
 }
 
 int hp_w_reduce_scatter(struct hp_call *c, __typeof__(&PMPI_Reduce_scatter) pmpi, const void *sendbuf,
@@ -522,17 +530,7 @@ int hp_w_reduce_scatter_block(struct hp_call *c, __typeof__(&PMPI_Reduce_scatter
  * cannot ride on Open MPI's request.  The request is completed by the
  * user's Wait or Test, which times it as a request of another library
  * (untracked): the waiting in it is not compensated. */
-#define ICOLL(bytes_expr, call)                                                  \
-	do {                                                                     \
-		const struct hp_comm *cm = hp_comm_get(c->mt, comm);             \
-		int rc_ = (call);                                                \
-		hp_call_t2(c);                                                   \
-		c->wait_raw = c->wait_comp = 0;                                  \
-		c->bytes = rc_ == MPI_SUCCESS ? (bytes_expr) : 0;                \
-		hp_coll_add(c->mt, c->fn, cm ? cm->size : 0, c->bytes,           \
-			    (int64_t)(c->t2 - c->t1), 0, 0);                     \
-		return rc_;                                                      \
-	} while (0)
+#define ICOLL(bytes_expr, call) COLL_RECORD((void)0, bytes_expr, call)
 
 int hp_w_ibarrier(struct hp_call *c, __typeof__(&PMPI_Ibarrier) pmpi, MPI_Comm comm, MPI_Request *request)
 {
@@ -684,16 +682,7 @@ static int out_neighbours(MPI_Comm comm)
 }
 
 #define NCOLL(bytes_expr, call)                                                  \
-	do {                                                                     \
-		const struct hp_comm *cm = hp_comm_get(c->mt, comm);             \
-		int rc_ = (call);                                                \
-		hp_call_t2(c);                                                   \
-		int64_t w_ = (int64_t)(c->t2 - c->t1);                           \
-		c->wait_raw = c->wait_comp = w_;                                 \
-		c->bytes = rc_ == MPI_SUCCESS ? (bytes_expr) : 0;                \
-		hp_coll_add(c->mt, c->fn, cm ? cm->size : 0, c->bytes, w_, w_, w_); \
-		return rc_;                                                      \
-	} while (0)
+	COLL_RECORD(c->wait_raw = c->wait_comp = (int64_t)(c->t2 - c->t1), bytes_expr, call)
 
 /* What a neighbourhood Allgather(v) or Alltoall sends: count x type to each
  * out-neighbour; Alltoallv: counts[i] x type; Alltoallw: counts[i] x types[i]. */
@@ -703,7 +692,7 @@ static uint64_t nbr_bytes(struct hp_mt *mt, MPI_Comm comm, int count, const int 
 	int n = out_neighbours(comm);
 	if (types)
 		return alltoallw_bytes(mt, n, counts, types);
-	return (counts ? sum(counts, n) : (uint64_t)(count > 0 ? count : 0) * (uint64_t)n) * tsize(mt, type);
+	return per_peer(count, counts, n) * tsize(mt, type);
 }
 
 /* Neighbor_allgather, and Neighbor_alltoall (same parameters and count:
