@@ -701,8 +701,9 @@ void view_mpi_text(struct hp_model *m, FILE *out)
 			double mean = ir[i].sum / nir;
 			/* min rank -1: the function is absent from some rank (the
 			 * merged record does not say which) */
-			char mr[16];
-			snprintf(mr, sizeof mr, ir[i].min_rank < 0 ? "-" : "%d", ir[i].min_rank);
+			char mr[16] = "-";
+			if (ir[i].min_rank >= 0)
+				snprintf(mr, sizeof mr, "%d", ir[i].min_rank);
 			absent |= ir[i].min_rank < 0;
 			fprintf(out, "%12s %5s %12s %12s %5d %8.2f  %s\n", secs(ir[i].min, a, sizeof a), mr,
 				secs(mean, b, sizeof b), secs(ir[i].max, c, sizeof c), ir[i].max_rank,
