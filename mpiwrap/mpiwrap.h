@@ -259,7 +259,21 @@ void hp_coll_add(struct hp_mt *mt, uint32_t fn, int comm_size, uint64_t bytes, i
 uint64_t hp_site_key(uint32_t fn, uintptr_t ra, uint32_t ctx);
 
 /* ---- datatypes (types.c) ---------------------------------------------- */
-const struct hp_typeinfo *hp_typeinfo(struct hp_mt *mt, MPI_Datatype t);
+static inline uint32_t hp_ptr_hash(uintptr_t p)
+{
+	uint64_t x = (uint64_t)p * 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(x >> 40);
+}
+/* Facts about t, from the calling thread's cache (a miss asks MPI). */
+const struct hp_typeinfo *hp_typeinfo_fill(struct hp_typeinfo *ti, MPI_Datatype t, uint64_t epoch);
+static inline const struct hp_typeinfo *hp_typeinfo(struct hp_mt *mt, MPI_Datatype t)
+{
+	uint64_t epoch = __atomic_load_n(&hp_mpi.type_epoch, __ATOMIC_RELAXED);
+	struct hp_typeinfo *ti = &mt->ti[hp_ptr_hash((uintptr_t)t) % HP_TYPECACHE];
+	if (HP_LIKELY(ti->type == t && ti->epoch == epoch && ti->size >= 0))
+		return ti;
+	return hp_typeinfo_fill(ti, t, epoch);
+}
 /* A committed struct {pb slot (pb_size bytes), count x type at buf} with
  * absolute addresses (use with MPI_BOTTOM).  Cached when `cache`; returns
  * MPI_DATATYPE_NULL on failure.  *owned = 1 when the caller must free it;

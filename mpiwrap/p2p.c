@@ -88,6 +88,17 @@ static inline int use_packed(const struct hp_typeinfo *ti, uint64_t bytes)
 	       (hp_mpi.pb_compact && bytes <= HP_PB_COMPACT_MAX);
 }
 
+/* The blocking calls' fast path: small contiguous data sent as a packed
+ * copy (use_packed) when no extension fills the piggyback: the messages
+ * whose latency shows a wrapper's every instruction.  The same bytes on
+ * the wire as send_prepare/recv_prepare put there, through a buffer on the
+ * stack, without the general plan's steps (bench/mpi: ping-pong, 8 B). */
+#define HP_FAST_MAX 512
+static inline int fast_ok(const struct hp_typeinfo *ti, uint64_t bytes)
+{
+	return ti->contig && bytes <= HP_FAST_MAX && !hp_mpi.ext && use_packed(ti, bytes);
+}
+
 /* MPI_Pack (pack = 1) or MPI_Unpack of count x dt at ubuf.  MPICH refuses a
  * NULL user buffer, and its MPI_BOTTOM is NULL: data at MPI_BOTTOM
  * (absolute addresses in the type) goes through a one-block hindexed copy
@@ -208,6 +219,22 @@ int hp_w_send(struct hp_call *c, __typeof__(&PMPI_Send) pmpi, const void *buf, i
 	int rc;
 	if (!hp_mpi.pb_on || dest == MPI_PROC_NULL || count < 0) {
 		rc = pmpi(buf, count, datatype, dest, tag, comm);
+	} else if (fast_ok(ti, bytes)) {
+		/* send_prepare's packed copy, on the stack */
+		struct hp_mt *mt = c->mt;
+		char st[HP_PB_BASE + HP_FAST_MAX];
+		uint32_t hdr = hp_pb_hdr(bytes);
+		uint64_t cost = hp_pbc_packed(hp_mpi.pbc_send, bytes);
+		struct hp_pb pb; /* its first hdr <= HP_PB_BASE bytes: no extension */
+		pb.delay_ns = hp_cyc_to_ns((int64_t)(*mt->x + cost));
+		pb.send_tsc = c->t0;
+		hp_pb_put(st, &pb, hdr);
+		if (bytes)
+			memcpy(st + hdr, buf, bytes);
+		mt->tot.packed++;
+		mt->tot.pb_msgs++;
+		hp_charge_pb(c, cost);
+		rc = pmpi(st, (int)(hdr + bytes), MPI_PACKED, dest, tag, comm);
 	} else {
 		const void *b;
 		int n;
@@ -330,12 +357,14 @@ static uint64_t recv_finish(struct hp_call *c, struct recv_plan *p, MPI_Status *
 	return user;
 }
 
-static void recv_stats(struct hp_call *c, MPI_Comm comm, int src, uint64_t bytes)
+/* cm: the communicator's record when the caller has it, else NULL */
+static void recv_stats(struct hp_call *c, MPI_Comm comm, const struct hp_comm *cm, int src, uint64_t bytes)
 {
 	c->bytes = bytes;
 	if (src == MPI_PROC_NULL || src < 0)
 		return;
-	const struct hp_comm *cm = hp_comm_get(c->mt, comm);
+	if (!cm)
+		cm = hp_comm_get(c->mt, comm);
 	c->peer = hp_comm_world(cm, src);
 	struct hp_site *s = hp_site_get(c);
 	hp_site_peer_add(c->mt, s, c->peer, 1, 1, bytes, (int64_t)(c->t2 - c->t1), c->wait_raw, c->wait_comp);
@@ -360,25 +389,58 @@ int hp_w_recv(struct hp_call *c, __typeof__(&PMPI_Recv) pmpi, void *buf, int cou
 		int64_t k = rc == MPI_SUCCESS ? hp_status_bytes(st) : 0;
 		if (k > 0)
 			n = (uint64_t)k;
-		recv_stats(c, comm, rc == MPI_SUCCESS ? st->MPI_SOURCE : -1, n);
+		recv_stats(c, comm, NULL, rc == MPI_SUCCESS ? st->MPI_SOURCE : -1, n);
 		return rc;
 	}
+	struct hp_mt *mt = c->mt;
 	struct recv_plan p;
-	rc = recv_prepare(c, buf, count, datatype, &c->mt->pb_r, 1, 1, &p);
-	if (rc != MPI_SUCCESS)
-		return rc;
-	rc = pmpi(p.b, p.n, p.t, source, tag, comm, st);
-	hp_call_t2(c);
+	char small[HP_PB_BASE + HP_FAST_MAX];
+	const struct hp_typeinfo *ti = hp_typeinfo(mt, datatype);
+	uint64_t cap = count > 0 ? (uint64_t)count * (uint64_t)ti->size : 0;
 	uint64_t user = 0;
+	const struct hp_comm *cm = NULL;
+	if (fast_ok(ti, cap)) {
+		int room = (int)(hp_pb_hdr(cap) + cap);
+		rc = pmpi(small, room, MPI_PACKED, source, tag, comm, st);
+		hp_call_t2(c);
+		int64_t n = rc == MPI_SUCCESS && st->MPI_SOURCE != MPI_PROC_NULL ? hp_status_bytes(st) : -1;
+		uint32_t hdr = 0;
+		int64_t u = n <= room ? hp_pb_split(n, &hdr) : -1;
+		if (u >= 0) {
+			/* recv_finish and the rule for a piggybacked message that fit */
+			user = (uint64_t)u;
+			hp_pb_get(&mt->pb_r, small, hdr);
+			if (user)
+				memcpy(buf, small + hdr, user);
+			hp_status_set_bytes(st, u);
+			hp_charge_pb(c, hp_pbc_packed(hp_mpi.pbc_recv, user));
+			cm = hp_comm_get(mt, comm);
+			recv_rule(c, &mt->pb_r, hp_comm_world(cm, st->MPI_SOURCE), source == MPI_ANY_SOURCE,
+				  comm, tag);
+			recv_stats(c, comm, cm, st->MPI_SOURCE, user);
+			return rc;
+		}
+		/* anything else (an error, a truncation, a sender without
+		 * hyprof) as the general path would have planned it */
+		p = (struct recv_plan){.packed = 1, .b = small, .n = room, .t = MPI_PACKED, .stage = small,
+				       .ubuf = buf, .utype = datatype, .ucontig = 1, .cap = cap,
+				       .slot = &mt->pb_r, .cost = hp_mpi.pbc_recv};
+	} else {
+		rc = recv_prepare(c, buf, count, datatype, &mt->pb_r, 1, 1, &p);
+		if (rc != MPI_SUCCESS)
+			return rc;
+		rc = pmpi(p.b, p.n, p.t, source, tag, comm, st);
+		hp_call_t2(c);
+	}
 	if (pmpi_ok(rc) && st->MPI_SOURCE != MPI_PROC_NULL) {
 		int ok;
 		user = recv_finish(c, &p, st, &ok);
-		const struct hp_comm *cm = hp_comm_get(c->mt, comm);
+		cm = hp_comm_get(mt, comm);
 		if (ok && rc == MPI_SUCCESS)
-			recv_rule(c, &c->mt->pb_r, hp_comm_world(cm, st->MPI_SOURCE),
-				  source == MPI_ANY_SOURCE, comm, tag);
+			recv_rule(c, &mt->pb_r, hp_comm_world(cm, st->MPI_SOURCE), source == MPI_ANY_SOURCE,
+				  comm, tag);
 	}
-	recv_stats(c, comm, pmpi_ok(rc) ? st->MPI_SOURCE : -1, user);
+	recv_stats(c, comm, cm, pmpi_ok(rc) ? st->MPI_SOURCE : -1, user);
 	return rc;
 }
 

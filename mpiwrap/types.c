@@ -19,12 +19,6 @@
 
 #include "mpiwrap/mpiwrap.h"
 
-static inline uint32_t ptr_hash(uintptr_t p)
-{
-	uint64_t x = (uint64_t)p * 0x9e3779b97f4a7c15ull;
-	return (uint32_t)(x >> 40);
-}
-
 /* Whether t's typemap is its memory in order: a predefined type, or a
  * duplicate or contiguous repetition of one.  Size == extent == true
  * extent is not enough: an indexed type {int at 4, int at 0} fills its
@@ -55,12 +49,8 @@ static int memory_order(MPI_Datatype t, int depth)
 	return r;
 }
 
-const struct hp_typeinfo *hp_typeinfo(struct hp_mt *mt, MPI_Datatype t)
+const struct hp_typeinfo *hp_typeinfo_fill(struct hp_typeinfo *ti, MPI_Datatype t, uint64_t epoch)
 {
-	uint64_t epoch = __atomic_load_n(&hp_mpi.type_epoch, __ATOMIC_RELAXED);
-	struct hp_typeinfo *ti = &mt->ti[ptr_hash((uintptr_t)t) % HP_TYPECACHE];
-	if (ti->type == t && ti->epoch == epoch && ti->size >= 0)
-		return ti;
 	ti->type = t;
 	ti->epoch = epoch;
 	int size = 0;
@@ -113,7 +103,7 @@ MPI_Datatype hp_pb_struct(struct hp_mt *mt, const void *slot, const void *buf, i
 		return build(slot, buf, count, type);
 	}
 	uint64_t epoch = __atomic_load_n(&hp_mpi.type_epoch, __ATOMIC_RELAXED);
-	uint32_t h = ptr_hash((uintptr_t)buf ^ ((uintptr_t)slot << 7) ^ (uintptr_t)type ^ (uintptr_t)count);
+	uint32_t h = hp_ptr_hash((uintptr_t)buf ^ ((uintptr_t)slot << 7) ^ (uintptr_t)type ^ (uintptr_t)count);
 	struct hp_structtype *e = &mt->sts[h % HP_STRUCTCACHE];
 	if (e->st != MPI_DATATYPE_NULL && e->buf == buf && e->slot == slot && e->count == count &&
 	    e->type == type && e->epoch == epoch && e->pb_size == hp_mpi.pb_size) {
