@@ -26,7 +26,8 @@
 # HP_BENCH_ONLY=pingpong|nonblocking|designs|crossover|table1|merge runs one
 # section; HP_BENCH_MIN/MAX bound the ping-pong sizes, HP_BENCH_REPS (5) the
 # runs of each configuration of section 1, HP_BENCH_REPS2 (3) those of 1b and
-# 3, HP_BENCH_T1_REPS (3) those of Table 1.
+# 3, HP_BENCH_T1_REPS (3) those of Table 1, HP_BENCH_PI_POINTS (10 M) and
+# HP_BENCH_PI_POINTS_INJ (2 M) its points without and with the injected delay.
 set -u
 BUILD=$(cd "${1:-build}" && pwd)
 B=$BUILD/bench/bin
@@ -220,7 +221,12 @@ fi
 
 if want table1; then
   T1=${HP_BENCH_T1_REPS:-3}
-  PTS=${HP_BENCH_PI_POINTS:-2000000}
+  # 10 M points: ~0.7 s of uninstrumented work, long enough for this
+  # machine's wake-up and scheduling noise to stay below a few percent
+  # (2 M points gave paired errors from -28 % to +131 %); the injected
+  # delay's runs are 30 times longer per point, so they keep 2 M
+  PTS=${HP_BENCH_PI_POINTS:-10000000}
+  PTS_INJ=${HP_BENCH_PI_POINTS_INJ:-2000000}
   echo
   echo "== 4. the paper's Table 1: Monte Carlo pi ($PTS points, chunks of 200), 1 master and 1 worker, one rank"
   echo "per CPU (compensation assumes a rank has its CPU; 'cpu share': each rank's CPU time over mpirun's whole"
@@ -229,13 +235,13 @@ if want table1; then
   # each rank's CPU share, when GNU time is there (else no share is printed)
   TIMECMD=
   [ -x /usr/bin/time ] && TIMECMD="/usr/bin/time -f cpu:%U:%S:%e"
-  t1() { # TAG [mpirun args]: T1 runs, plain and instrumented in turn
-    tag=$1; shift
+  t1() { # TAG POINTS [mpirun args]: T1 runs, plain and instrumented in turn
+    tag=$1 pts=$2; shift 2
     for rep in $(seq 1 "$T1"); do
-      $MPIRUN -np 2 $TIMECMD "$B/bench_mpi_pi_plain" "$PTS" > "$T/$tag.u.$rep" 2> "$T/$tag.u.$rep.err" ||
+      $MPIRUN -np 2 $TIMECMD "$B/bench_mpi_pi_plain" "$pts" > "$T/$tag.u.$rep" 2> "$T/$tag.u.$rep.err" ||
         { echo "bench/mpi: plain pi failed"; FAILED=1; }
       $MPIRUN -np 2 "$@" $TIMECMD "$H" run -q -o "$T/t1" --mode measured --compensate parallel -- \
-        "$B/bench_mpi_pi" "$PTS" > "$T/$tag.m.$rep.out" 2> "$T/$tag.m.$rep.err" || { echo "bench/mpi: hyprof run of pi failed"; tail -3 "$T/$tag.m.$rep.err"; FAILED=1; }
+        "$B/bench_mpi_pi" "$pts" > "$T/$tag.m.$rep.out" 2> "$T/$tag.m.$rep.err" || { echo "bench/mpi: hyprof run of pi failed"; tail -3 "$T/$tag.m.$rep.err"; FAILED=1; }
       "$H" report --json "$T/t1" > "$T/$tag.m.$rep" 2> /dev/null || { echo "bench/mpi: hyprof report of pi failed"; FAILED=1; }
       rm -rf "$T/t1"
     done
@@ -264,6 +270,8 @@ for k in range(1, n + 1):
         u = min(plain[r] for r in rs)
         m, l, p = (min(rep[r][key] for r in rs) for key in ("wall_raw", "wall_local", "wall_parallel"))
         rows[name].append((u, m, l, p))
+# errors: each instrumented run against the plain run just before it (the
+# pair saw the same machine), median over the pairs
 print("%-8s %15s %16s %19s %22s %10s %10s" % ("Task", "Uninstrumented", "No compensation", "Local compensation",
       "Parallel compensation", "par. err", "local err"))
 for name, v in rows.items():
@@ -271,16 +279,17 @@ for name, v in rows.items():
         continue
     u, m, l, p = (st.median(x[i] for x in v) for i in range(4))
     errs = sorted(100 * (x[3] / x[0] - 1) for x in v)
-    print("%-8s %15.3f %16.3f %19.3f %22.3f %9.1f%% %9.1f%%   (parallel error per run: %s)" % (name, u, m, l, p,
-          100 * (p / u - 1), 100 * (l / u - 1), " ".join("%.1f%%" % e for e in errs)))
+    lerrs = [100 * (x[2] / x[0] - 1) for x in v]
+    print("%-8s %15.3f %16.3f %19.3f %22.3f %9.1f%% %9.1f%%   (parallel error per pair of runs: %s)" % (name, u, m,
+          l, p, st.median(errs), st.median(lerrs), " ".join("%.1f%%" % e for e in errs)))
 print("cpu share of the ranks per run (CPU time / elapsed, mpirun's whole span): instrumented %s; plain %s" %
       (" ".join("%.2f" % c for c in sorted(cpu)), " ".join("%.2f" % c for c in sorted(ucpu))))
 PY
   }
   echo "probes' own overhead (measured mode):"
-  t1 own
-  echo "with 1 us injected per probe pair (HYPROF_TEST_PROBE_DELAY_NS=1000):"
-  t1 inj -x HYPROF_TEST_PROBE_DELAY_NS=1000
+  t1 own "$PTS"
+  echo "with 1 us injected per probe pair (HYPROF_TEST_PROBE_DELAY_NS=1000), $PTS_INJ points:"
+  t1 inj "$PTS_INJ" -x HYPROF_TEST_PROBE_DELAY_NS=1000
   load
 fi
 
