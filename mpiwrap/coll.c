@@ -155,7 +155,7 @@ static void exchange(struct hp_call *c, enum shape shape, MPI_Comm comm, const s
 	int64_t w = (int64_t)(c->t2 - c->t1);
 	/* without an exchange the whole call counts as waiting, raw */
 	c->wait_raw = c->wait_comp = w;
-	if (!hp_mpi.pb_on || !cm || cm->inter || cm->size < 2)
+	if (!cm || !cm->pb || cm->inter || cm->size < 2)
 		return;
 	c->wait_raw = c->wait_comp = 0; /* a member that waits for nobody */
 	int64_t pre = (int64_t)(c->t1 - c->t0);
@@ -278,7 +278,7 @@ static enum role role(const struct hp_comm *cm, int root)
 int hp_w_barrier(struct hp_call *c, __typeof__(&PMPI_Barrier) pmpi, MPI_Comm comm)
 {
 	const struct hp_comm *cm = hp_comm_get(c->mt, comm);
-	if (hp_mpi.pb_on && cm && cm->clock && !cm->inter && cm->size > 1) {
+	if (cm && cm->pb && cm->clock && !cm->inter && cm->size > 1) {
 		/* one Allreduce is the barrier and the exchange */
 		struct hp_mt *mt = c->mt;
 		int64_t pre = 0; /* t1 = t0: the entry */

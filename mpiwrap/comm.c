@@ -91,7 +91,37 @@ static int describe(struct hp_comm *e, MPI_Comm comm)
 			if (world[i] == MPI_UNDEFINED)
 				world[i] = -1; /* a process of another world (spawn) */
 	}
+	/* Messages on it carry the piggyback only when every member is a
+	 * process of this MPI_COMM_WORLD, which agreed on it at MPI_Init: a
+	 * communicator that reaches processes of another world (MPI_Comm_spawn,
+	 * connect/accept, join, and whatever is built from those) carries
+	 * the user's messages alone, as the other side, with or without
+	 * hyprof, decides the same way.  An intercommunicator's local group
+	 * is checked too (it may come from a merge with another world). */
+	int pb = hp_mpi.pb_on;
+	for (int i = 0; pb && i < n; i++)
+		pb = world[i] >= 0;
+	if (pb && inter && comm != MPI_COMM_WORLD) {
+		int *loc = malloc(sizeof(int) * (size_t)(size > 0 ? size : 1));
+		int *lr = malloc(sizeof(int) * (size_t)(size > 0 ? size : 1));
+		MPI_Group g = MPI_GROUP_NULL, wg = MPI_GROUP_NULL;
+		pb = loc && lr && PMPI_Comm_group(comm, &g) == MPI_SUCCESS &&
+		     PMPI_Comm_group(MPI_COMM_WORLD, &wg) == MPI_SUCCESS;
+		for (int i = 0; pb && i < size; i++)
+			lr[i] = i;
+		pb = pb && PMPI_Group_translate_ranks(g, size, lr, wg, loc) == MPI_SUCCESS;
+		for (int i = 0; pb && i < size; i++)
+			pb = loc[i] != MPI_UNDEFINED;
+		if (g != MPI_GROUP_NULL)
+			PMPI_Group_free(&g);
+		if (wg != MPI_GROUP_NULL)
+			PMPI_Group_free(&wg);
+		free(loc);
+		free(lr);
+	}
 	free(ranks);
+	if (!pb && hp_mpi.pb_on)
+		__atomic_store_n(&hp_mpi.foreign, 1, __ATOMIC_RELEASE);
 	/* the clock is shared when every member is on this node */
 	int clock = hp_mpi.clock_ok && !inter;
 	for (int i = 0; clock && i < n; i++)
@@ -103,6 +133,7 @@ static int describe(struct hp_comm *e, MPI_Comm comm)
 	e->remote_size = rsize;
 	e->world = world;
 	e->clock = clock;
+	e->pb = pb;
 	e->dead = 0;
 	return MPI_SUCCESS;
 }
@@ -158,6 +189,7 @@ const struct hp_comm *hp_comm_get(struct hp_mt *mt, MPI_Comm comm)
 	slot->inter = tmp.inter;
 	slot->remote_size = tmp.remote_size;
 	slot->clock = tmp.clock;
+	slot->pb = tmp.pb;
 	slot->world = tmp.world;
 	__atomic_store_n(&slot->key, key, __ATOMIC_RELEASE);
 	__atomic_store_n(&slot->dead, 0, __ATOMIC_RELEASE);

@@ -130,6 +130,7 @@ struct hp_mpi {
 	int initialized;             /* MPI_Init done (stays 1 after Finalize) */
 	int comp;                    /* HP_COMP_* in effect on every rank */
 	int pb_on;                   /* messages carry a piggyback */
+	int foreign;                 /* a communicator reaches another world: some carry none */
 	uint32_t pb_size;            /* its bytes on the wire */
 	int pb_compact;              /* tiny messages carry the compact form (pb.h) */
 	size_t pack_max;             /* packed copy up to this many user bytes */
@@ -302,6 +303,7 @@ struct hp_comm {
 	uint64_t epoch;
 	int size, rank, inter, remote_size;
 	int clock;                   /* every member shares this process's clock */
+	int pb;                      /* messages on it carry the piggyback (comm.c) */
 	int *world;                  /* rank (remote rank for intercomms) -> world rank */
 	int dead;
 };
@@ -311,6 +313,14 @@ static inline int hp_comm_world(const struct hp_comm *cm, int r)
 	return cm && r >= 0 && r < (cm->inter ? cm->remote_size : cm->size) ? cm->world[r] : -1;
 }
 void hp_comm_forget(MPI_Comm comm);
+/* Whether messages on comm carry the piggyback: compensation is on and
+ * every member belongs to this MPI_COMM_WORLD (comm.c).  *cm gets the
+ * communicator's record (NULL when it cannot be described). */
+static inline int hp_comm_pb(struct hp_mt *mt, MPI_Comm comm, const struct hp_comm **cm)
+{
+	*cm = hp_comm_get(mt, comm);
+	return *cm ? (*cm)->pb : hp_mpi.pb_on && !__atomic_load_n(&hp_mpi.foreign, __ATOMIC_ACQUIRE);
+}
 int hp_comm_init(void);
 
 /* ---- piggyback (p2p.c) ------------------------------------------------- */

@@ -200,12 +200,14 @@ static int send_prepare(struct hp_call *c, const void *buf, int count, MPI_Datat
 	return MPI_SUCCESS;
 }
 
-static void send_stats(struct hp_call *c, MPI_Comm comm, int dest, uint64_t bytes)
+/* cm: the communicator's record when the caller has it, else NULL */
+static void send_stats(struct hp_call *c, MPI_Comm comm, const struct hp_comm *cm, int dest, uint64_t bytes)
 {
 	c->bytes = bytes;
 	if (dest == MPI_PROC_NULL)
 		return;
-	const struct hp_comm *cm = hp_comm_get(c->mt, comm);
+	if (!cm)
+		cm = hp_comm_get(c->mt, comm);
 	c->peer = hp_comm_world(cm, dest);
 	struct hp_site *s = hp_site_get(c);
 	hp_site_peer_add(c->mt, s, c->peer, 0, 1, bytes, (int64_t)(c->t2 - c->t1), 0, 0);
@@ -216,8 +218,9 @@ int hp_w_send(struct hp_call *c, __typeof__(&PMPI_Send) pmpi, const void *buf, i
 {
 	const struct hp_typeinfo *ti = hp_typeinfo(c->mt, datatype);
 	uint64_t bytes = count > 0 ? (uint64_t)count * (uint64_t)ti->size : 0;
+	const struct hp_comm *cm;
 	int rc;
-	if (!hp_mpi.pb_on || dest == MPI_PROC_NULL || count < 0) {
+	if (!hp_comm_pb(c->mt, comm, &cm) || dest == MPI_PROC_NULL || count < 0) {
 		rc = pmpi(buf, count, datatype, dest, tag, comm);
 	} else if (fast_ok(ti, bytes)) {
 		/* send_prepare's packed copy, on the stack */
@@ -244,7 +247,7 @@ int hp_w_send(struct hp_call *c, __typeof__(&PMPI_Send) pmpi, const void *buf, i
 			rc = pmpi(b, n, t, dest, tag, comm);
 	}
 	hp_call_t2(c);
-	send_stats(c, comm, dest, bytes);
+	send_stats(c, comm, cm, dest, bytes);
 	return rc;
 }
 
@@ -380,8 +383,9 @@ int hp_w_recv(struct hp_call *c, __typeof__(&PMPI_Recv) pmpi, void *buf, int cou
 {
 	MPI_Status lst;
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
+	const struct hp_comm *cm;
 	int rc;
-	if (!hp_mpi.pb_on || source == MPI_PROC_NULL || count < 0) {
+	if (!hp_comm_pb(c->mt, comm, &cm) || source == MPI_PROC_NULL || count < 0) {
 		rc = pmpi(buf, count, datatype, source, tag, comm, st);
 		hp_call_t2(c);
 		c->wait_raw = c->wait_comp = (int64_t)(c->t2 - c->t1);
@@ -389,7 +393,7 @@ int hp_w_recv(struct hp_call *c, __typeof__(&PMPI_Recv) pmpi, void *buf, int cou
 		int64_t k = rc == MPI_SUCCESS ? hp_status_bytes(st) : 0;
 		if (k > 0)
 			n = (uint64_t)k;
-		recv_stats(c, comm, NULL, rc == MPI_SUCCESS ? st->MPI_SOURCE : -1, n);
+		recv_stats(c, comm, cm, rc == MPI_SUCCESS ? st->MPI_SOURCE : -1, n);
 		return rc;
 	}
 	struct hp_mt *mt = c->mt;
@@ -398,7 +402,6 @@ int hp_w_recv(struct hp_call *c, __typeof__(&PMPI_Recv) pmpi, void *buf, int cou
 	const struct hp_typeinfo *ti = hp_typeinfo(mt, datatype);
 	uint64_t cap = count > 0 ? (uint64_t)count * (uint64_t)ti->size : 0;
 	uint64_t user = 0;
-	const struct hp_comm *cm = NULL;
 	if (fast_ok(ti, cap)) {
 		int room = (int)(hp_pb_hdr(cap) + cap);
 		rc = pmpi(small, room, MPI_PACKED, source, tag, comm, st);
@@ -414,7 +417,6 @@ int hp_w_recv(struct hp_call *c, __typeof__(&PMPI_Recv) pmpi, void *buf, int cou
 				memcpy(buf, small + hdr, user);
 			hp_status_set_bytes(st, u);
 			hp_charge_pb(c, hp_pbc_packed(hp_mpi.pbc_recv, user));
-			cm = hp_comm_get(mt, comm);
 			recv_rule(c, &mt->pb_r, hp_comm_world(cm, st->MPI_SOURCE), source == MPI_ANY_SOURCE,
 				  comm, tag);
 			recv_stats(c, comm, cm, st->MPI_SOURCE, user);
@@ -435,7 +437,6 @@ int hp_w_recv(struct hp_call *c, __typeof__(&PMPI_Recv) pmpi, void *buf, int cou
 	if (pmpi_ok(rc) && st->MPI_SOURCE != MPI_PROC_NULL) {
 		int ok;
 		user = recv_finish(c, &p, st, &ok);
-		cm = hp_comm_get(mt, comm);
 		if (ok && rc == MPI_SUCCESS)
 			recv_rule(c, &mt->pb_r, hp_comm_world(cm, st->MPI_SOURCE), source == MPI_ANY_SOURCE,
 				  comm, tag);
@@ -456,7 +457,8 @@ int hp_w_probe(struct hp_call *c, __typeof__(&PMPI_Probe) pmpi, int source, int 
 	/* waiting in a probe is measured, but the piggyback is only read by the
 	 * receive that follows: counted raw on both sides (docs/mpi.md) */
 	c->wait_raw = c->wait_comp = (int64_t)(c->t2 - c->t1);
-	if (rc == MPI_SUCCESS && hp_mpi.pb_on && st->MPI_SOURCE != MPI_PROC_NULL)
+	const struct hp_comm *cm;
+	if (rc == MPI_SUCCESS && hp_comm_pb(c->mt, comm, &cm) && st->MPI_SOURCE != MPI_PROC_NULL)
 		hp_status_fix(st);
 	return rc;
 }
@@ -468,9 +470,61 @@ int hp_w_iprobe(struct hp_call *c, __typeof__(&PMPI_Iprobe) pmpi, int source, in
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
 	int rc = pmpi(source, tag, comm, flag, st);
 	hp_call_t2(c);
-	if (rc == MPI_SUCCESS && *flag && hp_mpi.pb_on && st->MPI_SOURCE != MPI_PROC_NULL)
+	const struct hp_comm *cm;
+	if (rc == MPI_SUCCESS && *flag && hp_comm_pb(c->mt, comm, &cm) && st->MPI_SOURCE != MPI_PROC_NULL)
 		hp_status_fix(st);
 	return rc;
+}
+
+/* A matched probe (MPI_Mprobe, MPI_Improbe) hands out a message that
+ * MPI_Mrecv/MPI_Imrecv receive later without naming the communicator.  A
+ * message matched on a communicator that carries no piggyback (one
+ * reaching another world, comm.c) is remembered here until its receive:
+ * process-wide (another thread may receive it), and only ever filled when
+ * such communicators exist. */
+#define HP_PLAIN_MSGS 256
+static MPI_Message plain_msgs[HP_PLAIN_MSGS];
+static int plain_n, plain_full_logged;
+static pthread_mutex_t plain_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Whether the message m, matched on comm, carries a piggyback. */
+static int matched_pb(struct hp_call *c, MPI_Comm comm, MPI_Message m)
+{
+	const struct hp_comm *cm;
+	if (hp_comm_pb(c->mt, comm, &cm))
+		return 1;
+	if (!hp_mpi.pb_on)
+		return 0;
+	pthread_mutex_lock(&plain_lock);
+	if (plain_n < HP_PLAIN_MSGS) {
+		plain_msgs[plain_n] = m;
+		__atomic_store_n(&plain_n, plain_n + 1, __ATOMIC_RELEASE);
+	} else if (!plain_full_logged) {
+		plain_full_logged = 1;
+		hp_log("mpi: more than %d matched messages from another world pending: later ones "
+		       "are received as piggybacked", HP_PLAIN_MSGS);
+	}
+	pthread_mutex_unlock(&plain_lock);
+	return 0;
+}
+
+/* At the receive of a matched message: whether it was matched without a
+ * piggyback (and forget it). */
+static int plain_message_take(MPI_Message m)
+{
+	if (HP_LIKELY(!__atomic_load_n(&plain_n, __ATOMIC_ACQUIRE)))
+		return 0;
+	int found = 0;
+	pthread_mutex_lock(&plain_lock);
+	for (int i = 0; i < plain_n; i++)
+		if (plain_msgs[i] == m) {
+			plain_msgs[i] = plain_msgs[plain_n - 1];
+			__atomic_store_n(&plain_n, plain_n - 1, __ATOMIC_RELEASE);
+			found = 1;
+			break;
+		}
+	pthread_mutex_unlock(&plain_lock);
+	return found;
 }
 
 int hp_w_mprobe(struct hp_call *c, __typeof__(&PMPI_Mprobe) pmpi, int source, int tag, MPI_Comm comm,
@@ -481,7 +535,7 @@ int hp_w_mprobe(struct hp_call *c, __typeof__(&PMPI_Mprobe) pmpi, int source, in
 	int rc = pmpi(source, tag, comm, message, st);
 	hp_call_t2(c);
 	c->wait_raw = c->wait_comp = (int64_t)(c->t2 - c->t1);
-	if (rc == MPI_SUCCESS && hp_mpi.pb_on && *message != MPI_MESSAGE_NO_PROC)
+	if (rc == MPI_SUCCESS && *message != MPI_MESSAGE_NO_PROC && matched_pb(c, comm, *message))
 		hp_status_fix(st);
 	return rc;
 }
@@ -493,7 +547,7 @@ int hp_w_improbe(struct hp_call *c, __typeof__(&PMPI_Improbe) pmpi, int source, 
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
 	int rc = pmpi(source, tag, comm, flag, message, st);
 	hp_call_t2(c);
-	if (rc == MPI_SUCCESS && *flag && hp_mpi.pb_on && *message != MPI_MESSAGE_NO_PROC)
+	if (rc == MPI_SUCCESS && *flag && *message != MPI_MESSAGE_NO_PROC && matched_pb(c, comm, *message))
 		hp_status_fix(st);
 	return rc;
 }
@@ -505,7 +559,7 @@ int hp_w_mrecv(struct hp_call *c, __typeof__(&PMPI_Mrecv) pmpi, void *buf, int c
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
 	int rc;
 	if (!hp_mpi.pb_on || *message == MPI_MESSAGE_NO_PROC || *message == MPI_MESSAGE_NULL ||
-	    count < 0) {
+	    plain_message_take(*message) || count < 0) {
 		rc = pmpi(buf, count, datatype, message, st);
 		hp_call_t2(c);
 		int64_t k = rc == MPI_SUCCESS ? hp_status_bytes(st) : 0;
@@ -564,8 +618,10 @@ static int sendrecv_core(struct hp_call *c, __typeof__(&PMPI_Sendrecv) pmpi, con
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
 	struct hp_mt *mt = c->mt;
 	struct recv_plan p = {.b = recvbuf, .n = recvcount, .t = recvtype};
-	int pb_send = !ready && hp_mpi.pb_on && dest != MPI_PROC_NULL && sn >= 0;
-	int pb_recv = hp_mpi.pb_on && source != MPI_PROC_NULL && recvcount >= 0;
+	const struct hp_comm *cm;
+	int pb = hp_comm_pb(mt, comm, &cm);
+	int pb_send = !ready && pb && dest != MPI_PROC_NULL && sn >= 0;
+	int pb_recv = pb && source != MPI_PROC_NULL && recvcount >= 0;
 	int rc = MPI_SUCCESS;
 	if (pb_send)
 		rc = send_prepare(c, sb, sn, stt, hp_typeinfo(mt, stt), &sb, &sn, &stt);
@@ -585,7 +641,6 @@ static int sendrecv_core(struct hp_call *c, __typeof__(&PMPI_Sendrecv) pmpi, con
 		if (pb_recv) {
 			int ok;
 			user = recv_finish(c, &p, st, &ok);
-			const struct hp_comm *cm = hp_comm_get(mt, comm);
 			if (ok && rc == MPI_SUCCESS)
 				recv_rule(c, &mt->pb_r, hp_comm_world(cm, st->MPI_SOURCE),
 					  source == MPI_ANY_SOURCE, comm, recvtag);
@@ -596,7 +651,6 @@ static int sendrecv_core(struct hp_call *c, __typeof__(&PMPI_Sendrecv) pmpi, con
 			c->wait_raw = c->wait_comp = (int64_t)(c->t2 - c->t1);
 		}
 	}
-	const struct hp_comm *cm = hp_comm_get(mt, comm);
 	struct hp_site *s = hp_site_get(c);
 	if (dest != MPI_PROC_NULL)
 		hp_peer_add(mt, s->key, hp_comm_world(cm, dest), 0, 1, sbytes, 0, 0, 0);
@@ -621,7 +675,8 @@ int hp_w_sendrecv_replace(struct hp_call *c, __typeof__(&PMPI_Sendrecv_replace) 
 			  int count, MPI_Datatype datatype, int dest, int sendtag, int source,
 			  int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-	if (!hp_mpi.pb_on || count < 0) {
+	const struct hp_comm *cm;
+	if (!hp_comm_pb(c->mt, comm, &cm) || count < 0) {
 		MPI_Status lst;
 		MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
 		int rc = pmpi(buf, count, datatype, dest, sendtag, source, recvtag, comm, st);
@@ -698,11 +753,12 @@ int hp_w_isend(struct hp_call *c, __typeof__(&PMPI_Isend) pmpi, const void *buf,
 	struct hp_mt *mt = c->mt;
 	const struct hp_typeinfo *ti = hp_typeinfo(mt, datatype);
 	uint64_t bytes = count > 0 ? (uint64_t)count * (uint64_t)ti->size : 0;
+	const struct hp_comm *cm;
 	int rc;
-	if (!hp_mpi.pb_on || dest == MPI_PROC_NULL || count < 0) {
+	if (!hp_comm_pb(mt, comm, &cm) || dest == MPI_PROC_NULL || count < 0) {
 		rc = pmpi(buf, count, datatype, dest, tag, comm, request);
 		hp_call_t2(c);
-		send_stats(c, comm, dest, bytes);
+		send_stats(c, comm, cm, dest, bytes);
 		return rc;
 	}
 	struct hp_req *r = hp_req_alloc();
@@ -766,7 +822,7 @@ int hp_w_isend(struct hp_call *c, __typeof__(&PMPI_Isend) pmpi, const void *buf,
 			PMPI_Type_free(&r->st);
 		hp_req_free(r);
 	}
-	send_stats(c, comm, dest, bytes);
+	send_stats(c, comm, NULL, dest, bytes);
 	return rc;
 }
 
@@ -827,7 +883,8 @@ static void track(struct hp_call *c, struct hp_req *r, int rc, MPI_Request req)
 int hp_w_irecv(struct hp_call *c, __typeof__(&PMPI_Irecv) pmpi, void *buf, int count,
 	       MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-	if (!hp_mpi.pb_on || source == MPI_PROC_NULL || count < 0) {
+	const struct hp_comm *cm;
+	if (!hp_comm_pb(c->mt, comm, &cm) || source == MPI_PROC_NULL || count < 0) {
 		int rc = pmpi(buf, count, datatype, source, tag, comm, request);
 		hp_call_t2(c);
 		/* tracked anyway (no piggyback) so completion knows the site */
@@ -873,7 +930,7 @@ int hp_w_imrecv(struct hp_call *c, __typeof__(&PMPI_Imrecv) pmpi, void *buf, int
 		MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
 	if (!hp_mpi.pb_on || *message == MPI_MESSAGE_NO_PROC || *message == MPI_MESSAGE_NULL ||
-	    count < 0) {
+	    plain_message_take(*message) || count < 0) {
 		int rc = pmpi(buf, count, datatype, message, request);
 		hp_call_t2(c);
 		return rc;
@@ -915,7 +972,8 @@ int hp_w_psend(struct hp_call *c, __typeof__(&PMPI_Send_init) pmpi, const void *
 	r->tag = tag;
 	r->bytes = count > 0 ? (uint64_t)count * (uint64_t)ti->size : 0;
 	int rc;
-	if (!hp_mpi.pb_on || dest == MPI_PROC_NULL || count < 0) {
+	const struct hp_comm *cm;
+	if (!hp_comm_pb(mt, comm, &cm) || dest == MPI_PROC_NULL || count < 0) {
 		r->scheme = HP_SCH_NONE;
 		rc = pmpi(buf, count, datatype, dest, tag, comm, request);
 	} else if (hp_mpi.pb_compact && r->bytes <= HP_PB_COMPACT_MAX) {
@@ -960,7 +1018,8 @@ int hp_w_precv(struct hp_call *c, __typeof__(&PMPI_Recv_init) pmpi, void *buf, i
 	int rc;
 	const struct hp_typeinfo *ti = hp_typeinfo(mt, datatype);
 	uint64_t cap = count > 0 ? (uint64_t)count * (uint64_t)ti->size : 0;
-	if (!hp_mpi.pb_on || source == MPI_PROC_NULL || count < 0) {
+	const struct hp_comm *cm;
+	if (!hp_comm_pb(mt, comm, &cm) || source == MPI_PROC_NULL || count < 0) {
 		r->scheme = HP_SCH_NONE;
 		rc = pmpi(buf, count, datatype, source, tag, comm, request);
 	} else if (hp_mpi.pb_compact && cap <= HP_PB_COMPACT_MAX) {

@@ -13,6 +13,8 @@
 #   scenarios FAM NP  the paper's scenarios: parallel compensation of a run
 #                     with injected probe overhead against the run without
 #   abort             a job ending in MPI_Abort: the aborting rank's profile
+#   spawn             MPI_Comm_spawn: the two worlds' messages and collectives
+#                     give the plain results, children with and without hyprof
 #   reorder           wildcard receives whose order compensation would change:
 #                     counted exactly as the approximated send times imply
 # Environment (set by ctest): HYPROF_BIN, HYPROF_LIB, HYPROF_TEST_BIN, HYPROF_SRC.
@@ -281,6 +283,34 @@ assert 1 in ranks, "rank 1 missing from the ranks list %r" % sorted(ranks)
 assert any(f.get("name") == "work" for f in j["functions"]), "work() is not in the profile"
 print("ranks in the report:", sorted(ranks))
 EOF
+  ;;
+spawn)
+  # Spawned children inherit the daemon's environment: under `hyprof run`
+  # they run without hyprof, so nothing between the worlds may carry a
+  # piggyback, while the parents' own messages still do (exactly one each:
+  # the Sendrecv inside their world).  Then every process under hyprof
+  # (LD_PRELOAD through mpirun): one merged profile per world.
+  plain 2 "$T/s.plain" "$B/mpi_spawn"
+  sort "$T/s.plain" > "$T/s.want"
+  [ "$(wc -l < "$T/s.want")" -ge 9 ] || { cat "$T/s.plain"; fail "the plain spawn run printed too little"; }
+  hp 2 "$T/s1" "$T/s1.out" --mode measured --compensate parallel -- "$B/mpi_spawn"
+  sort "$T/s1.out" | diff "$T/s.want" - || fail "spawn: results differ under hyprof (children without it)"
+  python3 - "$T/s1.json" <<'EOF' || fail "spawn: piggybacks"
+import json, sys
+ranks = {r["rank"]: r for r in json.load(open(sys.argv[1])).get("ranks", [])}
+assert sorted(ranks) == [0, 1], "parents' ranks %r" % sorted(ranks)
+for k, r in ranks.items():
+    assert r.get("piggyback_msgs") == 1, "rank %d piggybacked %r messages, want 1 (its own world's only)" % (
+        k, r.get("piggyback_msgs"))
+print("parents piggybacked their own world's message only")
+EOF
+  L=$HYPROF_LIB
+  timeout 120 $MPIRUN -np 2 -x LD_PRELOAD="$L/libhyprof.so:$L/libhyprof_mpi.so" -x HYPROF_MODE=measured \
+    -x HYPROF_COMPENSATE=parallel -x HYPROF_QUIET=1 -x HYPROF_OUTPUT="$T/s2" "$B/mpi_spawn" > "$T/s2.out" 2> "$T/s2.err" ||
+    { cat "$T/s2.err"; fail "spawn with every process under hyprof"; }
+  sort "$T/s2.out" | diff "$T/s.want" - || fail "spawn: results differ with every process under hyprof"
+  n=$(ls "$T/s2"/*.merged.*.hyp 2> /dev/null | wc -l)
+  [ "$n" = 2 ] || { ls -la "$T/s2"; fail "spawn: $n merged profiles, want one per world (2)"; }
   ;;
 merge)
   # The merge at MPI_Finalize: one merged profile by rank 0; with --per-rank
