@@ -138,15 +138,12 @@ static int describe(struct hp_comm *e, MPI_Comm comm)
 	return MPI_SUCCESS;
 }
 
-const struct hp_comm *hp_comm_get(struct hp_mt *mt, MPI_Comm comm)
+const struct hp_comm *hp_comm_lookup(struct hp_mt *mt, MPI_Comm comm)
 {
 	uintptr_t key = (uintptr_t)comm;
 	if (comm == MPI_COMM_NULL || !key)
 		return NULL;
-	/* the communicator of the last call, unless one was freed since */
 	uint64_t epoch = __atomic_load_n(&hp_mpi.comm_epoch, __ATOMIC_RELAXED);
-	if (mt && mt->comm_key == key && mt->comm_epoch == epoch && mt->comm_last)
-		return mt->comm_last;
 	const struct hp_comm *e = find(key);
 	if (HP_LIKELY(e != NULL)) {
 		if (mt) {

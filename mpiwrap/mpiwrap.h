@@ -38,6 +38,7 @@
 #define HP_TYPECACHE 32       /* datatype facts cached per thread */
 #define HP_STRUCTCACHE 16     /* piggyback struct datatypes cached per thread */
 #define HP_REORDER 32         /* wildcard-receive trackers per thread */
+#define HP_SITE_MEMO 8        /* call sites remembered per thread (power of 2) */
 
 /* ---- per-thread state ------------------------------------------------- */
 /* In memory the statistics are in cycles; section.c converts to ns. */
@@ -90,6 +91,12 @@ struct hp_reorder_slot {
 	struct hp_reorder r;
 };
 
+struct hp_site_memo {           /* a call site found recently */
+	uintptr_t ra;
+	uint32_t fn, ctx;
+	struct hp_site *site;
+};
+
 struct hp_mt {
 	struct hp_thread *t;         /* the runtime's thread (NULL if none) */
 	uint64_t *x, *o;             /* delay x_p and overhead o_p (cycles) */
@@ -110,6 +117,7 @@ struct hp_mt {
 	struct hp_typeinfo ti[HP_TYPECACHE];
 	struct hp_structtype sts[HP_STRUCTCACHE];
 	struct hp_reorder_slot ro[HP_REORDER];
+	struct hp_site_memo memo[HP_SITE_MEMO]; /* recent call sites (stats.c) */
 	uintptr_t comm_key;          /* the communicator used last, and its entry */
 	uint64_t comm_epoch;
 	const struct hp_comm *comm_last;
@@ -307,7 +315,17 @@ struct hp_comm {
 	int *world;                  /* rank (remote rank for intercomms) -> world rank */
 	int dead;
 };
-const struct hp_comm *hp_comm_get(struct hp_mt *mt, MPI_Comm comm);
+/* The record of comm (described on first use), NULL for MPI_COMM_NULL or
+ * when it cannot be described.  The calling thread's last communicator is
+ * answered inline, unless one was freed since. */
+const struct hp_comm *hp_comm_lookup(struct hp_mt *mt, MPI_Comm comm);
+static inline const struct hp_comm *hp_comm_get(struct hp_mt *mt, MPI_Comm comm)
+{
+	if (HP_LIKELY(mt && mt->comm_key == (uintptr_t)comm && mt->comm_last &&
+		      mt->comm_epoch == __atomic_load_n(&hp_mpi.comm_epoch, __ATOMIC_RELAXED)))
+		return mt->comm_last;
+	return hp_comm_lookup(mt, comm);
+}
 static inline int hp_comm_world(const struct hp_comm *cm, int r)
 {
 	return cm && r >= 0 && r < (cm->inter ? cm->remote_size : cm->size) ? cm->world[r] : -1;
