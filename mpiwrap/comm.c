@@ -46,7 +46,48 @@ static const struct hp_comm *find(uintptr_t key)
 	return NULL;
 }
 
-/* Fill `e` for `comm` (world table, clock).  Returns 0 or an MPI error. */
+/* world[i] = the MPI_COMM_WORLD rank of comm's rank i in its remote group
+ * (remote = 1, intercommunicators) or its group, -1 for a process of
+ * another world (spawn, connect/accept).  Returns 0 or an MPI error. */
+static int group_to_world(MPI_Comm comm, int remote, int n, int *world)
+{
+	if (comm == MPI_COMM_WORLD) {
+		for (int i = 0; i < n; i++)
+			world[i] = i;
+		return MPI_SUCCESS;
+	}
+	int *ranks = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+	if (!ranks)
+		return MPI_ERR_NO_MEM;
+	for (int i = 0; i < n; i++)
+		ranks[i] = i;
+	MPI_Group g = MPI_GROUP_NULL, wg = MPI_GROUP_NULL;
+	int rc = remote ? PMPI_Comm_remote_group(comm, &g) : PMPI_Comm_group(comm, &g);
+	if (rc == MPI_SUCCESS)
+		rc = PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+	if (rc == MPI_SUCCESS)
+		rc = PMPI_Group_translate_ranks(g, n, ranks, wg, world);
+	if (g != MPI_GROUP_NULL)
+		PMPI_Group_free(&g);
+	if (wg != MPI_GROUP_NULL)
+		PMPI_Group_free(&wg);
+	free(ranks);
+	for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
+		if (world[i] == MPI_UNDEFINED)
+			world[i] = -1;
+	return rc;
+}
+
+static int all_in_world(const int *world, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (world[i] < 0)
+			return 0;
+	return 1;
+}
+
+/* Fill `e` for `comm` (world table, clock, piggyback).  Returns 0 or an
+ * MPI error. */
 static int describe(struct hp_comm *e, MPI_Comm comm)
 {
 	int inter = 0, size = 0, rank = 0, rsize = 0;
@@ -61,35 +102,12 @@ static int describe(struct hp_comm *e, MPI_Comm comm)
 		return rc;
 	int n = inter ? rsize : size;
 	int *world = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-	int *ranks = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-	if (!world || !ranks) {
-		free(world);
-		free(ranks);
+	if (!world)
 		return MPI_ERR_NO_MEM;
-	}
-	for (int i = 0; i < n; i++)
-		ranks[i] = i;
-	if (comm == MPI_COMM_WORLD) {
-		memcpy(world, ranks, sizeof(int) * (size_t)n);
-	} else {
-		MPI_Group g = MPI_GROUP_NULL, wg = MPI_GROUP_NULL;
-		rc = inter ? PMPI_Comm_remote_group(comm, &g) : PMPI_Comm_group(comm, &g);
-		if (rc == MPI_SUCCESS)
-			rc = PMPI_Comm_group(MPI_COMM_WORLD, &wg);
-		if (rc == MPI_SUCCESS)
-			rc = PMPI_Group_translate_ranks(g, n, ranks, wg, world);
-		if (g != MPI_GROUP_NULL)
-			PMPI_Group_free(&g);
-		if (wg != MPI_GROUP_NULL)
-			PMPI_Group_free(&wg);
-		if (rc != MPI_SUCCESS) {
-			free(world);
-			free(ranks);
-			return rc;
-		}
-		for (int i = 0; i < n; i++)
-			if (world[i] == MPI_UNDEFINED)
-				world[i] = -1; /* a process of another world (spawn) */
+	rc = group_to_world(comm, inter, n, world);
+	if (rc != MPI_SUCCESS) {
+		free(world);
+		return rc;
 	}
 	/* Messages on it carry the piggyback only when every member is a
 	 * process of this MPI_COMM_WORLD, which agreed on it at MPI_Init: a
@@ -98,28 +116,12 @@ static int describe(struct hp_comm *e, MPI_Comm comm)
 	 * the user's messages alone, as the other side, with or without
 	 * hyprof, decides the same way.  An intercommunicator's local group
 	 * is checked too (it may come from a merge with another world). */
-	int pb = hp_mpi.pb_on;
-	for (int i = 0; pb && i < n; i++)
-		pb = world[i] >= 0;
-	if (pb && inter && comm != MPI_COMM_WORLD) {
-		int *loc = malloc(sizeof(int) * (size_t)(size > 0 ? size : 1));
-		int *lr = malloc(sizeof(int) * (size_t)(size > 0 ? size : 1));
-		MPI_Group g = MPI_GROUP_NULL, wg = MPI_GROUP_NULL;
-		pb = loc && lr && PMPI_Comm_group(comm, &g) == MPI_SUCCESS &&
-		     PMPI_Comm_group(MPI_COMM_WORLD, &wg) == MPI_SUCCESS;
-		for (int i = 0; pb && i < size; i++)
-			lr[i] = i;
-		pb = pb && PMPI_Group_translate_ranks(g, size, lr, wg, loc) == MPI_SUCCESS;
-		for (int i = 0; pb && i < size; i++)
-			pb = loc[i] != MPI_UNDEFINED;
-		if (g != MPI_GROUP_NULL)
-			PMPI_Group_free(&g);
-		if (wg != MPI_GROUP_NULL)
-			PMPI_Group_free(&wg);
-		free(loc);
-		free(lr);
+	int pb = hp_mpi.pb_on && all_in_world(world, n);
+	if (pb && inter) {
+		int *local = malloc(sizeof(int) * (size_t)(size > 0 ? size : 1));
+		pb = local && group_to_world(comm, 0, size, local) == MPI_SUCCESS && all_in_world(local, size);
+		free(local);
 	}
-	free(ranks);
 	if (!pb && hp_mpi.pb_on)
 		__atomic_store_n(&hp_mpi.foreign, 1, __ATOMIC_RELEASE);
 	/* the clock is shared when every member is on this node */

@@ -339,6 +339,11 @@ static inline int hp_comm_pb(struct hp_mt *mt, MPI_Comm comm, const struct hp_co
 	*cm = hp_comm_get(mt, comm);
 	return *cm ? (*cm)->pb : hp_mpi.pb_on && !__atomic_load_n(&hp_mpi.foreign, __ATOMIC_ACQUIRE);
 }
+static inline int hp_comm_carries_pb(struct hp_mt *mt, MPI_Comm comm)
+{
+	const struct hp_comm *cm;
+	return hp_comm_pb(mt, comm, &cm);
+}
 int hp_comm_init(void);
 
 /* ---- piggyback (p2p.c) ------------------------------------------------- */

@@ -457,8 +457,7 @@ int hp_w_probe(struct hp_call *c, __typeof__(&PMPI_Probe) pmpi, int source, int 
 	/* waiting in a probe is measured, but the piggyback is only read by the
 	 * receive that follows: counted raw on both sides (docs/mpi.md) */
 	c->wait_raw = c->wait_comp = (int64_t)(c->t2 - c->t1);
-	const struct hp_comm *cm;
-	if (rc == MPI_SUCCESS && hp_comm_pb(c->mt, comm, &cm) && st->MPI_SOURCE != MPI_PROC_NULL)
+	if (rc == MPI_SUCCESS && hp_comm_carries_pb(c->mt, comm) && st->MPI_SOURCE != MPI_PROC_NULL)
 		hp_status_fix(st);
 	return rc;
 }
@@ -470,8 +469,7 @@ int hp_w_iprobe(struct hp_call *c, __typeof__(&PMPI_Iprobe) pmpi, int source, in
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
 	int rc = pmpi(source, tag, comm, flag, st);
 	hp_call_t2(c);
-	const struct hp_comm *cm;
-	if (rc == MPI_SUCCESS && *flag && hp_comm_pb(c->mt, comm, &cm) && st->MPI_SOURCE != MPI_PROC_NULL)
+	if (rc == MPI_SUCCESS && *flag && hp_comm_carries_pb(c->mt, comm) && st->MPI_SOURCE != MPI_PROC_NULL)
 		hp_status_fix(st);
 	return rc;
 }
@@ -490,8 +488,7 @@ static pthread_mutex_t plain_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Whether the message m, matched on comm, carries a piggyback. */
 static int matched_pb(struct hp_call *c, MPI_Comm comm, MPI_Message m)
 {
-	const struct hp_comm *cm;
-	if (hp_comm_pb(c->mt, comm, &cm))
+	if (hp_comm_carries_pb(c->mt, comm))
 		return 1;
 	if (!hp_mpi.pb_on)
 		return 0;
