@@ -8,6 +8,8 @@
  *   struct_new  a struct datatype {pb, data} built, committed, freed per message
  *   struct      the same datatype cached (built once per buffer)
  *   packed      pb and data copied into one buffer, sent as MPI_PACKED
+ *   packed2     the same with a 2-byte piggyback (the wrappers' compact form
+ *               of messages up to 8 bytes, pb.h), whatever the size here
  *   shadow      a second message on a duplicate communicator (Isend + free)
  * The wrappers use packed up to HYPROF_MPI_PACK_MAX and the cached struct
  * above (docs/mpi.md, "The piggyback"); shadow is correct too but pays a
@@ -24,8 +26,8 @@ struct pb {
 	int64_t delay;
 	uint64_t tsc;
 };
-enum { PLAIN, PLAIN16, STRUCT_NEW, STRUCT, PACKED, SHADOW, NS };
-static const char *names[NS] = {"plain", "plain+16B", "struct_new", "struct", "packed", "shadow"};
+enum { PLAIN, PLAIN16, STRUCT_NEW, STRUCT, PACKED, PACKED2, SHADOW, NS };
+static const char *names[NS] = {"plain", "plain+16B", "struct_new", "struct", "packed", "packed2", "shadow"};
 static MPI_Comm shadow;
 static char *stage;
 static struct pb spb, rpb;
@@ -82,6 +84,11 @@ static void xsend(int s, void *buf, int n, int peer)
 		memcpy(stage + sizeof(spb), buf, (size_t)n);
 		MPI_Send(stage, n + (int)sizeof(spb), MPI_PACKED, peer, 0, MPI_COMM_WORLD);
 		break;
+	case PACKED2:
+		memcpy(stage, &spb, 2);
+		memcpy(stage + 2, buf, (size_t)n);
+		MPI_Send(stage, n + 2, MPI_PACKED, peer, 0, MPI_COMM_WORLD);
+		break;
 	case SHADOW:
 		MPI_Isend(&spb, sizeof(spb), MPI_BYTE, peer, 0, shadow, &r);
 		MPI_Request_free(&r);
@@ -115,6 +122,12 @@ static void xrecv(int s, void *buf, int n, int peer)
 		MPI_Get_count(&st, MPI_BYTE, &c);
 		memcpy(&rpb, stage, sizeof(rpb));
 		memcpy(buf, stage + sizeof(rpb), (size_t)c - sizeof(rpb));
+		break;
+	case PACKED2:
+		MPI_Recv(stage, n + 2, MPI_PACKED, peer, 0, MPI_COMM_WORLD, &st);
+		MPI_Get_count(&st, MPI_BYTE, &c);
+		memcpy(&rpb, stage, 2);
+		memcpy(buf, stage + 2, (size_t)c - 2);
 		break;
 	case SHADOW:
 		MPI_Recv(buf, n, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &st);

@@ -202,7 +202,7 @@ if want designs; then
   echo
   echo "== 2. the piggyback designs on their own (no hyprof), interleaved batch by batch: plain, plain with"
   echo "16 bytes more (the floor of any in-message piggyback), struct datatype built per message,"
-  echo "cached, packed copy, a second message on a duplicate communicator"
+  echo "cached, packed copy (16-byte and 2-byte piggyback), a second message on a duplicate communicator"
   $MPIRUN -np 2 "$B/bench_mpi_designs" 1048576 8 4 || { echo "bench/mpi: bench_mpi_designs failed"; FAILED=1; }
   echo "around the crossover:"
   $MPIRUN -np 2 "$B/bench_mpi_designs" 4096 1024 2 || FAILED=1
