@@ -253,7 +253,19 @@ static inline uint64_t hp_pbc_packed(uint64_t fixed, uint64_t bytes)
 }
 
 /* ---- stats.c ---------------------------------------------------------- */
-struct hp_site *hp_site_get(struct hp_call *c);
+/* The call's site record (created at its first call).  A site found
+ * recently is answered from the thread's memo, inline, without hashing
+ * (a site never moves); hp_site_find() does the rest. */
+struct hp_site *hp_site_find(struct hp_call *c, uint32_t ctx, struct hp_site_memo *m);
+static inline struct hp_site *hp_site_get(struct hp_call *c)
+{
+	struct hp_mt *mt = c->mt;
+	uint32_t ctx = mt->t ? mt->t->probe_cur : 0xffffffffu;
+	struct hp_site_memo *m = &mt->memo[((uintptr_t)c->ra >> 2 ^ c->fn) & (HP_SITE_MEMO - 1)];
+	if (HP_LIKELY(m->ra == (uintptr_t)c->ra && m->fn == c->fn && m->ctx == ctx && m->site))
+		return c->site = m->site;
+	return hp_site_find(c, ctx, m);
+}
 /* Record a message to/from world rank `peer` (matrix and the site's peer
  * record).  dir 0 = sent, 1 = received. */
 void hp_peer_add(struct hp_mt *mt, uint64_t site_key, int peer, int dir, uint64_t msgs,

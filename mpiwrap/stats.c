@@ -63,16 +63,9 @@ static uint32_t capture_path(struct hp_mt *mt, uintptr_t ra, uint64_t *path)
 	return d;
 }
 
-struct hp_site *hp_site_get(struct hp_call *c)
+struct hp_site *hp_site_find(struct hp_call *c, uint32_t ctx, struct hp_site_memo *m)
 {
 	struct hp_mt *mt = c->mt;
-	uint32_t ctx = mt->t ? mt->t->probe_cur : 0xffffffffu;
-	/* the sites of a loop's calls, without hashing (a site never moves) */
-	struct hp_site_memo *m = &mt->memo[((uintptr_t)c->ra >> 2 ^ c->fn) & (HP_SITE_MEMO - 1)];
-	if (HP_LIKELY(m->ra == (uintptr_t)c->ra && m->fn == c->fn && m->ctx == ctx && m->site)) {
-		c->site = m->site;
-		return m->site;
-	}
 	uint64_t key = hp_site_key(c->fn, (uintptr_t)c->ra, ctx);
 	uint32_t h = (uint32_t)(key >> 20);
 	for (uint32_t i = 0; i < 32; i++) {
