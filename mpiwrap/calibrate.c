@@ -170,7 +170,8 @@ void hp_mpi_calibrate(void)
 
 	/* the calibration is not the program's: forget what it recorded */
 	memset(mt->sites, 0, sizeof(struct hp_site) * (HP_SITES + 1));
-	memset(mt->memo, 0, sizeof(mt->memo)); /* it points into the sites */
+	memset(mt->memo, 0, sizeof(mt->memo));   /* they point into the tables */
+	memset(mt->pmemo, 0, sizeof(mt->pmemo));
 	memset(mt->speers, 0, sizeof(struct hp_speer) * HP_SPEERS);
 	memset(mt->colls, 0, sizeof(struct hp_collstat) * HP_COLLS);
 	memset(&mt->tot, 0, sizeof(mt->tot));

@@ -229,6 +229,7 @@ static void setup(void)
 	}
 	hp_mpi.pb_size = hp_mpi.pb_on ? (uint32_t)all[0] : 0;
 	hp_mpi.pb_compact = hp_mpi.pb_on && hp_mpi.pb_size == HP_PB_BASE && -all[5] > 0;
+	hp_req_clear_ext(hp_mpi.ext != NULL);
 	hp_mpi.comp = comp;
 
 	/* nodes and clocks */

@@ -39,6 +39,7 @@
 #define HP_STRUCTCACHE 16     /* piggyback struct datatypes cached per thread */
 #define HP_REORDER 32         /* wildcard-receive trackers per thread */
 #define HP_SITE_MEMO 8        /* call sites remembered per thread (power of 2) */
+#define HP_SPEER_MEMO 8       /* peer records remembered per thread (power of 2) */
 
 /* ---- per-thread state ------------------------------------------------- */
 /* In memory the statistics are in cycles; section.c converts to ns. */
@@ -97,6 +98,12 @@ struct hp_site_memo {           /* a call site found recently */
 	struct hp_site *site;
 };
 
+struct hp_speer_memo {          /* a (site, peer, direction) record found recently */
+	uint64_t site;
+	int peer, dir;
+	struct hp_speer *p;
+};
+
 struct hp_mt {
 	struct hp_thread *t;         /* the runtime's thread (NULL if none) */
 	uint64_t *x, *o;             /* delay x_p and overhead o_p (cycles) */
@@ -118,6 +125,7 @@ struct hp_mt {
 	struct hp_structtype sts[HP_STRUCTCACHE];
 	struct hp_reorder_slot ro[HP_REORDER];
 	struct hp_site_memo memo[HP_SITE_MEMO]; /* recent call sites (stats.c) */
+	struct hp_speer_memo pmemo[HP_SPEER_MEMO]; /* recent peer records (stats.c) */
 	uintptr_t comm_key;          /* the communicator used last, and its entry */
 	uint64_t comm_epoch;
 	const struct hp_comm *comm_last;

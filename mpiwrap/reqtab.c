@@ -47,7 +47,9 @@ static struct {
 	uint64_t inserts, overflow, live, live_max, probes_max; /* atomic, statistics */
 } T = {.ovf_lock = PTHREAD_MUTEX_INITIALIZER};
 
-static __thread struct hp_reqpool *tls_pool;
+/* initial-exec: one TLS load, no __tls_get_addr call (the library is
+ * preloaded or linked, never dlopen'ed) */
+static __thread struct hp_reqpool *tls_pool __attribute__((tls_model("initial-exec")));
 
 static inline uint32_t hash_key(uintptr_t k)
 {
@@ -92,6 +94,16 @@ void hp_reqtab_fini(void)
 
 /* ---- pools -------------------------------------------------------------- */
 
+/* What a fresh request zeroes: everything before the inline stage, or
+ * without a piggyback extension not the slot's extension part (critical
+ * path, ~0.5 KB), which nothing reads then. */
+static size_t req_clear = offsetof(struct hp_req, inl);
+
+void hp_req_clear_ext(int ext)
+{
+	req_clear = ext ? offsetof(struct hp_req, inl) : offsetof(struct hp_req, pb) + HP_PB_BASE;
+}
+
 struct hp_req *hp_req_alloc(void)
 {
 	struct hp_reqpool *p = tls_pool;
@@ -119,7 +131,7 @@ struct hp_req *hp_req_alloc(void)
 	/* keep the allocated stage and the owner across reuses */
 	char *hs = r->heap_stage;
 	size_t hc = r->heap_cap;
-	memset(r, 0, offsetof(struct hp_req, inl));
+	memset(r, 0, req_clear);
 	r->pool = p;
 	r->heap_stage = hs;
 	r->heap_cap = hc;

@@ -90,6 +90,9 @@ struct hp_req {
 int hp_reqtab_init(uint32_t cap);
 void hp_reqtab_fini(void);
 
+/* At MPI_Init: whether a piggyback extension is registered (a fresh
+ * object's whole slot is zeroed then, else only its base part). */
+void hp_req_clear_ext(int ext);
 /* A fresh object from the calling thread's pool (NULL: out of memory). */
 struct hp_req *hp_req_alloc(void);
 /* Give an object back (any thread). */

@@ -181,7 +181,24 @@ void hp_peer_add(struct hp_mt *mt, uint64_t site_key, int peer, int dir, uint64_
 		speer_add(p, msgs, bytes, cyc, wait_raw, wait_comp);
 }
 
+static struct hp_speer *speer_lookup(struct hp_mt *mt, uint64_t site_key, int peer, int dir);
+
+/* A (site, peer, direction) record found recently is answered from the
+ * thread's memo (completions name their site by key, without the site's
+ * own last-peer cache); a record never moves. */
 static struct hp_speer *speer_find(struct hp_mt *mt, uint64_t site_key, int peer, int dir)
+{
+	struct hp_speer_memo *m = &mt->pmemo[(site_key ^ (uint64_t)(uint32_t)peer * 2 ^ (uint64_t)dir) &
+					    (HP_SPEER_MEMO - 1)];
+	if (HP_LIKELY(m->p && m->site == site_key && m->peer == peer && m->dir == dir))
+		return m->p;
+	struct hp_speer *p = speer_lookup(mt, site_key, peer, dir);
+	if (p)
+		*m = (struct hp_speer_memo){site_key, peer, dir, p};
+	return p;
+}
+
+static struct hp_speer *speer_lookup(struct hp_mt *mt, uint64_t site_key, int peer, int dir)
 {
 	uint64_t key = mix(site_key ^ ((uint64_t)(uint32_t)peer << 1) ^ (uint64_t)dir) | 1;
 	uint32_t h = (uint32_t)(key >> 24);
