@@ -833,7 +833,7 @@ int hp_w_isend(struct hp_call *c, __typeof__(&PMPI_Isend) pmpi, const void *buf,
 			PMPI_Type_free(&r->st);
 		hp_req_free(r);
 	}
-	send_stats(c, comm, NULL, dest, bytes);
+	send_stats(c, comm, cm, dest, bytes);
 	return rc;
 }
 
