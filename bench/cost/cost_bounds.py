@@ -6,15 +6,17 @@ it reports, and does the overhead budget hold?
 For each program (compute-bound, probe-heavy, cache-hostile, multi-threaded)
 it runs the uninstrumented build without hyprof (the base) and the build with
 -finstrument-functions under each mode (sampled, hybrid, measured), several
-times, interleaved in a shuffled order so that drifts of a shared machine hit
-every configuration alike; a run during which other processes kept more than
+times, in a shuffled order, each profiled run with its own base run right
+before or after it (alternately): the host of a shared VM changes speed by
+tens of percent within minutes, so only runs seconds apart are compared; a
+run during which other processes kept more than
 a third of a CPU busy is retried (up to 4 times).  Time is CPU time (user + system, every thread) of
 the process, from wait4; the instrumented process is the program itself with
 libhyprof.so preloaded, exactly what `hyprof run` execs, so the launcher's own
 work is not counted.  Per program and mode it prints medians:
 
   timed     = T(instrumented) - T(base)        the true cost (median over the
-              repetitions of the difference within each repetition)
+              repetitions of each profiled run minus the base run beside it)
   low, high = the range the profile reports    (hyprof report --json: cost)
   inside    = low <= timed <= high; '~' when outside by less than the timing
               noise (half the interquartile range of the differences), 'NO'
@@ -175,28 +177,44 @@ def verdict(timed, low, high, noise):
     return "~" if gap <= noise else "NO"
 
 
+def paired(b, name, args, profiled, first_base):
+    """One profiled run and its own uninstrumented run right beside it (base
+    first or second, as the caller alternates): the host of a shared VM
+    changes speed by tens of percent within minutes, so a difference is
+    only meaningful between runs seconds apart.  Returns (base cpu,
+    profiled cpu, report)."""
+    if first_base:
+        tb = b.base(name, args)[0]
+        cpu, _, doc = profiled()
+    else:
+        cpu, _, doc = profiled()
+        tb = b.base(name, args)[0]
+    return tb, cpu, doc
+
+
 def range_table(b, programs, modes):
-    # configurations: (program, mode or None for base)
+    # configurations: (program, mode or None for every base run of it)
     configs = [(p, m) for p in programs for m in [None] + modes]
-    res = {c: {"cpu": [], "low": [], "high": [], "pred": [], "direct": [], "err": []}
+    res = {c: {"cpu": [], "base": [], "low": [], "high": [], "pred": [], "direct": [], "err": []}
            for c in configs}
     rnd = random.Random(4)
+    k = 0
     for r in range(b.reps):
-        # a program's base and modes run back to back, in a shuffled order
+        # programs and modes in a shuffled order; each profiled run paired
+        # with a base run beside it, before and after alternately
         order = []
         progs = programs[:]
         rnd.shuffle(progs)
         for p in progs:
-            ms = [None] + modes
+            ms = modes[:]
             rnd.shuffle(ms)
             order += [(p, m) for m in ms]
         for (p, m) in order:
             args = dict((n, a) for n, a, _ in PROGRAMS)[p]
-            if m is None:
-                cpu, _ = b.base(p, args)
-                res[(p, m)]["cpu"].append(cpu)
-                continue
-            cpu, _, doc = b.profiled(p, args, m)
+            k += 1
+            tb, cpu, doc = paired(b, p, args, lambda: b.profiled(p, args, m), k % 2 == 0)
+            res[(p, None)]["cpu"].append(tb)
+            res[(p, m)]["base"].append(tb)
             c = doc.get("cost") or {}
             res[(p, m)]["cpu"].append(cpu)
             res[(p, m)]["low"].append(c.get("low", float("nan")))
@@ -218,16 +236,15 @@ def range_table(b, programs, modes):
         for m in modes:
             d = res[(p, m)]
             tb, ti = med(base), med(d["cpu"])
-            # paired by repetition: the base and the profiled run of one
-            # repetition ran close together, under the same conditions
-            diffs = [x - y for x, y in zip(d["cpu"], base)]
+            # each profiled run against the base run beside it
+            diffs = [x - y for x, y in zip(d["cpu"], d["base"])]
             timed = med(diffs)
             lo, hi, pr = med(d["low"]), med(d["high"]), med(d["pred"])
             noise = iqr_half(diffs)
             v = verdict(timed, lo, hi, noise)
             # CPU time only grows under contention: the fastest runs are the
             # least disturbed ones
-            tmin = min(d["cpu"]) - min(base)
+            tmin = min(d["cpu"]) - min(d["base"])
             vmin = verdict(tmin, lo, hi, noise)
             total += 1
             inside += v == "yes"
@@ -239,7 +256,7 @@ def range_table(b, programs, modes):
             rows.append((p, m, tb, ti, timed, lo, hi, v, pr, noise))
             if b.keep:
                 with open(os.path.join(b.tmp, "runs.json"), "a") as f:
-                    f.write(json.dumps({"program": p, "mode": m, "base": base, "instr": d["cpu"],
+                    f.write(json.dumps({"program": p, "mode": m, "base": d["base"], "instr": d["cpu"],
                                         "low": d["low"], "high": d["high"], "pred": d["pred"],
                                         "direct": d["direct"], "err": d["err"]}) + "\n")
     print("\ninside the range: %d of %d program x mode (%d more within the timing noise); "
@@ -257,37 +274,42 @@ def shares(functions, n=None):
 def budget_target(b, calls, pct=5.0):
     name = "probe_heavy"
     args = ["18", str(calls)]  # default scale, `calls` times the calls of step()
-    base, free, reg = [], [], []
+    base, free, reg, dfree, dreg = [], [], [], [], []
     free_sh, reg_sh, reg_docs = [], [], []
     rnd = random.Random(7)
+    n = 0
     for r in range(b.reps):
-        order = ["base", "free", "reg"]
+        order = ["free", "reg"]
         rnd.shuffle(order)
         for k in order:
-            if k == "base":
-                base.append(b.base(name, args)[0])
-            elif k == "free":
-                cpu, _, doc = b.profiled(name, args, "measured")
+            n += 1
+            if k == "free":
+                tb, cpu, doc = paired(b, name, args, lambda: b.profiled(name, args, "measured"),
+                                      n % 2 == 0)
                 free.append(cpu)
+                dfree.append((cpu - tb) / tb)
                 free_sh.append(shares(doc["functions"]))
             else:
-                cpu, _, doc = b.profiled(name, args, "measured",
-                                         {"HYPROF_MAX_OVERHEAD": str(pct)})
+                tb, cpu, doc = paired(b, name, args, lambda: b.profiled(
+                    name, args, "measured", {"HYPROF_MAX_OVERHEAD": str(pct)}), n % 2 == 0)
                 reg.append(cpu)
+                dreg.append((cpu - tb) / tb)
                 bud = (doc.get("cost") or {}).get("budget") or {}
                 sf = bud.get("scaled_functions") or []
                 reg_sh.append({f["function"]: f["self_pct"] for f in sf})
                 reg_docs.append(doc)
+            base.append(tb)
         sys.stderr.write("cost_bounds: budget repetition %d of %d done\n" % (r + 1, b.reps))
+    # overheads: each run against the base run beside it, median over the runs
     tb = med(base)
-    of, orr = med(free) - tb, med(reg) - tb
-    print("\n== Overhead budget: %s %s, measured mode, --max-overhead %g (medians of %d runs)" % (
-        name, " ".join(args), pct, b.reps))
-    print("base %.3f s; unregulated %.3f s: timed overhead %.1f%% (target >= 30%%)" % (
-        tb, med(free), 100 * of / tb))
-    print("budget %g%%:    %.3f s: timed overhead %.1f%% (target <= %.1f%%)  [%s]" % (
+    of, orr = med(dfree) * tb, med(dreg) * tb
+    print("\n== Overhead budget: %s %s, measured mode, --max-overhead %g (medians of %d runs, each "
+          "against a base run beside it)" % (name, " ".join(args), pct, b.reps))
+    print("base %.3f s; unregulated %.3f s: timed overhead %.1f%% (target >= 30%%; runs: %s)" % (
+        tb, med(free), 100 * of / tb, " ".join("%+.1f%%" % (100 * x) for x in dfree)))
+    print("budget %g%%:    %.3f s: timed overhead %.1f%% (target <= %.1f%%)  [%s]  (runs: %s)" % (
         pct, med(reg), 100 * orr / tb, pct * 1.1, "met" if orr / tb <= pct * 1.1 / 100 else
-        "NOT met"))
+        "NOT met", " ".join("%+.1f%%" % (100 * x) for x in dreg)))
     bud = (reg_docs[-1].get("cost") or {}).get("budget") or {}
     if not bud.get("applied", False):
         print("the budget was not applied: the probes of this build do not call the budget hooks")
