@@ -155,8 +155,10 @@ static void exchange(struct hp_call *c, enum shape shape, MPI_Comm comm, const s
 	int64_t w = (int64_t)(c->t2 - c->t1);
 	/* without an exchange the whole call counts as waiting, raw */
 	c->wait_raw = c->wait_comp = w;
-	if (!cm || !cm->pb || cm->inter || cm->size < 2)
+	if (!cm || !cm->pb || cm->inter || cm->size < 2) {
+		hp_note_other_world(mt, cm);
 		return;
+	}
 	c->wait_raw = c->wait_comp = 0; /* a member that waits for nobody */
 	int64_t pre = (int64_t)(c->t1 - c->t0);
 	int64_t xb = (int64_t)*mt->x + pre; /* delay at entry */

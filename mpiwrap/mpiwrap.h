@@ -359,6 +359,13 @@ static inline int hp_comm_pb(struct hp_mt *mt, MPI_Comm comm, const struct hp_co
 	*cm = hp_comm_get(mt, comm);
 	return *cm ? (*cm)->pb : hp_mpi.pb_on && !__atomic_load_n(&hp_mpi.foreign, __ATOMIC_ACQUIRE);
 }
+/* Count a call on a communicator that carries no piggyback although
+ * compensation is on (it reaches another world): reported as uncompensated. */
+static inline void hp_note_other_world(struct hp_mt *mt, const struct hp_comm *cm)
+{
+	if (HP_UNLIKELY(cm && !cm->pb && hp_mpi.pb_on))
+		mt->tot.other_world++;
+}
 static inline int hp_comm_carries_pb(struct hp_mt *mt, MPI_Comm comm)
 {
 	const struct hp_comm *cm;

@@ -237,6 +237,7 @@ int hp_w_send(struct hp_call *c, __typeof__(&PMPI_Send) pmpi, const void *buf, i
 	const struct hp_comm *cm;
 	int rc;
 	if (!hp_comm_pb(c->mt, comm, &cm) || dest == MPI_PROC_NULL || count < 0) {
+		hp_note_other_world(c->mt, cm);
 		rc = pmpi(buf, count, datatype, dest, tag, comm);
 	} else if (fast_ok(ti, bytes)) {
 		/* send_prepare's packed copy, on the stack */
@@ -401,6 +402,7 @@ int hp_w_recv(struct hp_call *c, __typeof__(&PMPI_Recv) pmpi, void *buf, int cou
 	const struct hp_comm *cm;
 	int rc;
 	if (!hp_comm_pb(c->mt, comm, &cm) || source == MPI_PROC_NULL || count < 0) {
+		hp_note_other_world(c->mt, cm);
 		rc = pmpi(buf, count, datatype, source, tag, comm, st);
 		hp_call_t2(c);
 		c->wait_raw = c->wait_comp = (int64_t)(c->t2 - c->t1);
@@ -631,6 +633,8 @@ static int sendrecv_core(struct hp_call *c, __typeof__(&PMPI_Sendrecv) pmpi, con
 	struct recv_plan p = {.b = recvbuf, .n = recvcount, .t = recvtype};
 	const struct hp_comm *cm;
 	int pb = hp_comm_pb(mt, comm, &cm);
+	if (!pb)
+		hp_note_other_world(mt, cm);
 	int pb_send = !ready && pb && dest != MPI_PROC_NULL && sn >= 0;
 	int pb_recv = pb && source != MPI_PROC_NULL && recvcount >= 0;
 	int rc = MPI_SUCCESS;
@@ -688,6 +692,7 @@ int hp_w_sendrecv_replace(struct hp_call *c, __typeof__(&PMPI_Sendrecv_replace) 
 {
 	const struct hp_comm *cm;
 	if (!hp_comm_pb(c->mt, comm, &cm) || count < 0) {
+		hp_note_other_world(c->mt, cm);
 		MPI_Status lst;
 		MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
 		int rc = pmpi(buf, count, datatype, dest, sendtag, source, recvtag, comm, st);
@@ -767,6 +772,7 @@ int hp_w_isend(struct hp_call *c, __typeof__(&PMPI_Isend) pmpi, const void *buf,
 	const struct hp_comm *cm;
 	int rc;
 	if (!hp_comm_pb(mt, comm, &cm) || dest == MPI_PROC_NULL || count < 0) {
+		hp_note_other_world(mt, cm);
 		rc = pmpi(buf, count, datatype, dest, tag, comm, request);
 		hp_call_t2(c);
 		send_stats(c, comm, cm, dest, bytes);
@@ -896,6 +902,7 @@ int hp_w_irecv(struct hp_call *c, __typeof__(&PMPI_Irecv) pmpi, void *buf, int c
 {
 	const struct hp_comm *cm;
 	if (!hp_comm_pb(c->mt, comm, &cm) || source == MPI_PROC_NULL || count < 0) {
+		hp_note_other_world(c->mt, cm);
 		int rc = pmpi(buf, count, datatype, source, tag, comm, request);
 		hp_call_t2(c);
 		/* tracked anyway (no piggyback) so completion knows the site */
@@ -985,6 +992,7 @@ int hp_w_psend(struct hp_call *c, __typeof__(&PMPI_Send_init) pmpi, const void *
 	int rc;
 	const struct hp_comm *cm;
 	if (!hp_comm_pb(mt, comm, &cm) || dest == MPI_PROC_NULL || count < 0) {
+		hp_note_other_world(mt, cm);
 		r->scheme = HP_SCH_NONE;
 		rc = pmpi(buf, count, datatype, dest, tag, comm, request);
 	} else if (hp_mpi.pb_compact && r->bytes <= HP_PB_COMPACT_MAX) {
@@ -1031,6 +1039,7 @@ int hp_w_precv(struct hp_call *c, __typeof__(&PMPI_Recv_init) pmpi, void *buf, i
 	uint64_t cap = count > 0 ? (uint64_t)count * (uint64_t)ti->size : 0;
 	const struct hp_comm *cm;
 	if (!hp_comm_pb(mt, comm, &cm) || source == MPI_PROC_NULL || count < 0) {
+		hp_note_other_world(mt, cm);
 		r->scheme = HP_SCH_NONE;
 		rc = pmpi(buf, count, datatype, source, tag, comm, request);
 	} else if (hp_mpi.pb_compact && cap <= HP_PB_COMPACT_MAX) {

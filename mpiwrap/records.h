@@ -103,6 +103,8 @@ struct hp_mpi_totals {
 	uint64_t untracked;   /* completions of requests the wrappers did not see posted */
 	uint64_t req_overflow;/* requests kept outside the lock-free table */
 	uint64_t orphans;     /* requests freed by the user before completion */
+	uint64_t other_world; /* calls on communicators reaching another MPI world (no
+	                       * piggyback, no delay exchange: uncompensated) */
 };
 
 /* Calibrated at MPI_Init (ns, medians). */

@@ -72,6 +72,7 @@ int hp_mpi_write_kv(struct hp_writer *w, const struct hp_mpi_rankvals *v, int ra
 	hp_writer_kv_u64(w, "untracked", t->untracked);
 	hp_writer_kv_u64(w, "request_overflow", t->req_overflow);
 	hp_writer_kv_u64(w, "orphans", t->orphans);
+	hp_writer_kv_u64(w, "other_world_calls", t->other_world);
 	hp_writer_kv_u64(w, "sites_full", sites_full);
 	hp_writer_kv_f64(w, "init_cost", (double)hp_mpi.init_cyc * hp_mpi.ns_per_cyc * 1e-9);
 	hp_writer_kv_f64(w, "merge_time", (double)hp_mpi.merge_ns * 1e-9);

@@ -33,6 +33,7 @@ struct mrank {
 	double wall_raw, wall_local, wall_parallel, wait_raw, wait_comp;
 	double mpi_time, overhead, delay, pb_cost, wrap_cost, merge_time;
 	uint64_t reordered, pb_msgs, calls, untracked;
+	uint64_t other_world;         /* calls on communicators reaching another world */
 	char compensate[16];
 };
 
@@ -78,6 +79,7 @@ static void rank_from_kv(struct mrank *r, const struct hp_kvlist *kv, int pid_de
 	r->pb_msgs = hp_kv_u64(kv, "piggyback_msgs", 0);
 	r->calls = hp_kv_u64(kv, "mpi_calls", 0);
 	r->untracked = hp_kv_u64(kv, "untracked", 0);
+	r->other_world = hp_kv_u64(kv, "other_world_calls", 0);
 	snprintf(r->compensate, sizeof(r->compensate), "%s", hp_kv_str(kv, "compensate", "?"));
 }
 
@@ -598,7 +600,7 @@ void view_mpi_text(struct hp_model *m, FILE *out)
 	fprintf(out, "%5s %12s %12s %12s %12s %12s %9s %12s %12s\n", "rank", "wall raw", "wall local",
 		"wall parallel", "wait raw", "wait comp", "reordered", "MPI time", "hyprof cost");
 	double pbc = 0;
-	uint64_t reo = 0;
+	uint64_t reo = 0, other = 0;
 	for (size_t i = 0; i < v.nranks; i++) {
 		const struct mrank *r = &v.ranks[i];
 		char g[32], h[32];
@@ -610,6 +612,7 @@ void view_mpi_text(struct hp_model *m, FILE *out)
 		(void)h;
 		pbc += r->pb_cost;
 		reo += r->reordered;
+		other += r->other_world;
 	}
 	fprintf(out, "(hyprof cost = wrappers + piggyback; piggyback alone %s in total)\n",
 		secs(pbc, a, sizeof a));
@@ -617,6 +620,10 @@ void view_mpi_text(struct hp_model *m, FILE *out)
 		fprintf(out, "%llu receive%s from MPI_ANY_SOURCE would have matched in another order "
 			     "without measurement: compensation keeps the measured order\n",
 			(unsigned long long)reo, reo == 1 ? "" : "s");
+	if (other)
+		fprintf(out, "%llu call%s on communicators reaching another MPI world (MPI_Comm_spawn, "
+			     "connect/accept, join) carried no piggyback: their waiting is not compensated\n",
+			(unsigned long long)other, other == 1 ? "" : "s");
 
 	size_t ns;
 	struct site_row *sr = sites(&v, &ns);
@@ -792,6 +799,8 @@ void view_mpi_json(struct hp_model *m, struct json *j)
 		json__num(j, r->wrap_cost);
 		json__key(j, "untracked");
 		json__uint(j, r->untracked);
+		json__key(j, "other_world_calls");
+		json__uint(j, r->other_world);
 		json__key(j, "compensate");
 		json__str(j, r->compensate);
 		json__obj_end(j);

@@ -302,7 +302,12 @@ assert sorted(ranks) == [0, 1], "parents' ranks %r" % sorted(ranks)
 for k, r in ranks.items():
     assert r.get("piggyback_msgs") == 1, "rank %d piggybacked %r messages, want 1 (its own world's only)" % (
         k, r.get("piggyback_msgs"))
-print("parents piggybacked their own world's message only")
+    # rank 0: 4 sends/receives and 1 matched receive with a child... and the
+    # 4 collectives on the merged communicator; rank 1 the collectives
+    assert r.get("other_world_calls", 0) >= 4, "rank %d: %r calls reported as reaching another world" % (
+        k, r.get("other_world_calls"))
+print("parents piggybacked their own world's message only; other-world calls:",
+      [ranks[k]["other_world_calls"] for k in sorted(ranks)])
 EOF
   L=$HYPROF_LIB
   timeout 120 $MPIRUN -np 2 -x LD_PRELOAD="$L/libhyprof.so:$L/libhyprof_mpi.so" -x HYPROF_MODE=measured \
