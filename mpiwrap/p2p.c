@@ -496,9 +496,8 @@ int hp_w_iprobe(struct hp_call *c, __typeof__(&PMPI_Iprobe) pmpi, int source, in
  * reaching another world, comm.c) is remembered here until its receive:
  * process-wide (another thread may receive it), and only ever filled when
  * such communicators exist. */
-#define HP_PLAIN_MSGS 256
-static MPI_Message plain_msgs[HP_PLAIN_MSGS];
-static int plain_n, plain_full_logged;
+static MPI_Message *plain_msgs;
+static int plain_n, plain_cap, plain_full_logged;
 static pthread_mutex_t plain_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Whether the message m, matched on comm, carries a piggyback. */
@@ -509,13 +508,21 @@ static int matched_pb(struct hp_call *c, MPI_Comm comm, MPI_Message m)
 	if (!hp_mpi.pb_on)
 		return 0;
 	pthread_mutex_lock(&plain_lock);
-	if (plain_n < HP_PLAIN_MSGS) {
+	if (plain_n == plain_cap) {
+		int cap = plain_cap ? 2 * plain_cap : 64;
+		MPI_Message *a = realloc(plain_msgs, sizeof(*a) * (size_t)cap);
+		if (a) {
+			plain_msgs = a;
+			plain_cap = cap;
+		}
+	}
+	if (plain_n < plain_cap) {
 		plain_msgs[plain_n] = m;
 		__atomic_store_n(&plain_n, plain_n + 1, __ATOMIC_RELEASE);
 	} else if (!plain_full_logged) {
 		plain_full_logged = 1;
-		hp_log("mpi: more than %d matched messages from another world pending: later ones "
-		       "are received as piggybacked", HP_PLAIN_MSGS);
+		hp_log("mpi: out of memory for matched messages from another world: later ones are "
+		       "received as piggybacked");
 	}
 	pthread_mutex_unlock(&plain_lock);
 	return 0;
