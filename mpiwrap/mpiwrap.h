@@ -363,7 +363,7 @@ static inline int hp_comm_pb(struct hp_mt *mt, MPI_Comm comm, const struct hp_co
  * compensation is on (it reaches another world): reported as uncompensated. */
 static inline void hp_note_other_world(struct hp_mt *mt, const struct hp_comm *cm)
 {
-	if (HP_UNLIKELY(cm && !cm->pb && hp_mpi.pb_on))
+	if (HP_UNLIKELY(hp_mpi.pb_on && cm && !cm->pb))
 		mt->tot.other_world++;
 }
 static inline int hp_comm_carries_pb(struct hp_mt *mt, MPI_Comm comm)
