@@ -525,14 +525,70 @@ int hp_w_reduce_scatter_block(struct hp_call *c, __typeof__(&PMPI_Reduce_scatter
 }
 
 /* ---- non-blocking collectives -------------------------------------------------
- * Statistics only: the initiation is timed and recorded, per call site and
- * per communicator size, with the data this process contributes (the same
- * count as the blocking kind's).  No delay is exchanged: an exchange inside
- * the initiation would make it block, and the piggyback of a collective
- * cannot ride on Open MPI's request.  The request is completed by the
- * user's Wait or Test, which times it as a request of another library
- * (untracked): the waiting in it is not compensated. */
-#define ICOLL(bytes_expr, call) COLL_RECORD((void)0, bytes_expr, call)
+ * The initiation is timed and recorded, per call site and per communicator
+ * size, with the data this process contributes (the same count as the
+ * blocking kind's).  The delay travels in an exchange started right after
+ * the user's collective, non-blocking too (MPI_Iallreduce or MPI_Iscan of
+ * MPI_MAX over {s, s - x}: each member's initiation time s and its delay x
+ * there), tracked under the user's request and completed by the Wait or
+ * Test that completes it, where the rule joins it like a message (complete.c):
+ * the collective cannot complete before the last member that counts
+ * initiated it (every member for the symmetric kinds, the root for Ibcast
+ * and Iscatter, ranks 0..i for Iscan and Iexscan; the root of Ireduce and
+ * Igather waits for every member, the others for nobody).  Every member
+ * starts the exchange right after its own initiation, so the exchanges
+ * match as the collectives do.  Only on a communicator whose members share
+ * this process's clock (the initiation times are compared) and without a
+ * piggyback extension; elsewhere, and for the neighbourhood kinds, the
+ * request is completed untracked and its waiting is not compensated. */
+static void ixchg_start(struct hp_call *c, enum shape shape, MPI_Comm comm, const struct hp_comm *cm,
+			int root, MPI_Request req)
+{
+	struct hp_mt *mt = c->mt;
+	if (req == MPI_REQUEST_NULL || !cm || !cm->pb || !cm->clock || cm->inter || cm->size < 2 ||
+	    hp_mpi.ext) {
+		hp_note_other_world(mt, cm);
+		return;
+	}
+	uint64_t t0 = hp_rdtsc();
+	/* every member decides alike up to here; a member out of memory for
+	 * the record would leave the others' exchanges unmatched (out of memory
+	 * is the end of the run anyway) */
+	struct hp_req *r = hp_req_alloc();
+	if (!r)
+		return;
+	int me = cm->rank == root;
+	int64_t x = (int64_t)*mt->x + (int64_t)(c->t1 - c->t0); /* delay at initiation */
+	int contributes = shape != ROOT_OUT || me;
+	r->kind = HP_RQ_COLL;
+	r->xin[0] = contributes ? (int64_t)c->t1 : INT64_MIN;
+	r->xin[1] = contributes ? (int64_t)c->t1 - x : INT64_MIN;
+	r->xjoin = shape == SYM || shape == SCAN || (shape == ROOT_IN && me) || (shape == ROOT_OUT && !me);
+	int rc = shape == SCAN ? PMPI_Iscan(r->xin, r->xout, 2, MPI_INT64_T, MPI_MAX, comm, &r->xreq)
+			       : PMPI_Iallreduce(r->xin, r->xout, 2, MPI_INT64_T, MPI_MAX, comm, &r->xreq);
+	if (rc != MPI_SUCCESS) {
+		hp_req_free(r);
+		return;
+	}
+	r->comm = comm;
+	r->active = 1;
+	struct hp_site *s = hp_site_get(c);
+	r->site_key = s->key;
+	r->site_meta = s;
+	r->t_post = c->t1;
+	if (hp_req_insert(hp_req_key(req), r))
+		mt->tot.req_overflow++;
+	uint64_t d = hp_rdtsc() - t0;
+	c->extra += d;
+	mt->tot.pb_cyc += d;
+	mt->tot.xchg++;
+}
+
+#define ICOLL_X(shape, root, bytes_expr, call)                                   \
+	COLL_RECORD(if (rc_ == MPI_SUCCESS) ixchg_start(c, shape, comm, cm, root, *request), \
+		    bytes_expr, call)
+#define ICOLL(bytes_expr, call) ICOLL_X(SYM, 0, bytes_expr, call)
+#define ICOLL_NBR(bytes_expr, call) COLL_RECORD((void)0, bytes_expr, call)
 
 int hp_w_ibarrier(struct hp_call *c, __typeof__(&PMPI_Ibarrier) pmpi, MPI_Comm comm, MPI_Request *request)
 {
@@ -542,40 +598,41 @@ int hp_w_ibarrier(struct hp_call *c, __typeof__(&PMPI_Ibarrier) pmpi, MPI_Comm c
 int hp_w_ibcast(struct hp_call *c, __typeof__(&PMPI_Ibcast) pmpi, void *buffer, int count,
 		MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
-	ICOLL(role(cm, root) == R_NONE ? 0 : (uint64_t)(count > 0 ? count : 0) * tsize(c->mt, datatype),
-	      pmpi(buffer, count, datatype, root, comm, request));
+	ICOLL_X(ROOT_OUT, root,
+		role(cm, root) == R_NONE ? 0 : (uint64_t)(count > 0 ? count : 0) * tsize(c->mt, datatype),
+		pmpi(buffer, count, datatype, root, comm, request));
 }
 
 int hp_w_igather(struct hp_call *c, __typeof__(&PMPI_Igather) pmpi, const void *sendbuf, int sendcount,
 		 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
 		 MPI_Comm comm, MPI_Request *request)
 {
-	ICOLL(gather_bytes(c->mt, cm, root, sendbuf, sendcount, sendtype, recvcount, recvtype),
-	      pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+	ICOLL_X(ROOT_IN, root, gather_bytes(c->mt, cm, root, sendbuf, sendcount, sendtype, recvcount, recvtype),
+		pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
 
 int hp_w_igatherv(struct hp_call *c, __typeof__(&PMPI_Igatherv) pmpi, const void *sendbuf, int sendcount,
 		  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[],
 		  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-	ICOLL(gatherv_bytes(c->mt, cm, root, sendbuf, sendcount, sendtype, recvcounts, recvtype),
-	      pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request));
+	ICOLL_X(ROOT_IN, root, gatherv_bytes(c->mt, cm, root, sendbuf, sendcount, sendtype, recvcounts, recvtype),
+		pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request));
 }
 
 int hp_w_iscatter(struct hp_call *c, __typeof__(&PMPI_Iscatter) pmpi, const void *sendbuf, int sendcount,
 		  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
 		  MPI_Comm comm, MPI_Request *request)
 {
-	ICOLL(scatter_bytes(c->mt, cm, root, sendcount, NULL, sendtype, recvcount, recvtype),
-	      pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+	ICOLL_X(ROOT_OUT, root, scatter_bytes(c->mt, cm, root, sendcount, NULL, sendtype, recvcount, recvtype),
+		pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
 
 int hp_w_iscatterv(struct hp_call *c, __typeof__(&PMPI_Iscatterv) pmpi, const void *sendbuf,
 		   const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf,
 		   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-	ICOLL(scatter_bytes(c->mt, cm, root, 0, sendcounts, sendtype, recvcount, recvtype),
-	      pmpi(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
+	ICOLL_X(ROOT_OUT, root, scatter_bytes(c->mt, cm, root, 0, sendcounts, sendtype, recvcount, recvtype),
+		pmpi(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
 
 int hp_w_iallgather(struct hp_call *c, __typeof__(&PMPI_Iallgather) pmpi, const void *sendbuf,
@@ -626,8 +683,9 @@ int hp_w_ialltoallw(struct hp_call *c, __typeof__(&PMPI_Ialltoallw) pmpi, const 
 int hp_w_ireduce(struct hp_call *c, __typeof__(&PMPI_Ireduce) pmpi, const void *sendbuf, void *recvbuf,
 		 int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
-	ICOLL(role(cm, root) == R_NONE ? 0 : (uint64_t)(count > 0 ? count : 0) * tsize(c->mt, datatype),
-	      pmpi(sendbuf, recvbuf, count, datatype, op, root, comm, request));
+	ICOLL_X(ROOT_IN, root,
+		role(cm, root) == R_NONE ? 0 : (uint64_t)(count > 0 ? count : 0) * tsize(c->mt, datatype),
+		pmpi(sendbuf, recvbuf, count, datatype, op, root, comm, request));
 }
 
 /* Iallreduce, and Iscan and Iexscan (same parameters). */
@@ -635,8 +693,9 @@ int hp_w_iallreduce(struct hp_call *c, __typeof__(&PMPI_Iallreduce) pmpi, const 
 		    void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
 		    MPI_Request *request)
 {
-	ICOLL((uint64_t)(count > 0 ? count : 0) * tsize(c->mt, datatype),
-	      pmpi(sendbuf, recvbuf, count, datatype, op, comm, request));
+	enum shape s = (c->fn == HP_FN_MPI_Iscan || c->fn == HP_FN_MPI_Iexscan) ? SCAN : SYM;
+	ICOLL_X(s, 0, (uint64_t)(count > 0 ? count : 0) * tsize(c->mt, datatype),
+		pmpi(sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 
 int hp_w_ireduce_scatter(struct hp_call *c, __typeof__(&PMPI_Ireduce_scatter) pmpi, const void *sendbuf,
@@ -738,7 +797,7 @@ int hp_w_ineighbor_allgather(struct hp_call *c, __typeof__(&PMPI_Ineighbor_allga
 			     const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 			     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-	ICOLL(nbr_bytes(c->mt, comm, sendcount, NULL, sendtype, NULL),
+	ICOLL_NBR(nbr_bytes(c->mt, comm, sendcount, NULL, sendtype, NULL),
 	      pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
 
@@ -747,7 +806,7 @@ int hp_w_ineighbor_allgatherv(struct hp_call *c, __typeof__(&PMPI_Ineighbor_allg
 			      const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
 			      MPI_Request *request)
 {
-	ICOLL(nbr_bytes(c->mt, comm, sendcount, NULL, sendtype, NULL),
+	ICOLL_NBR(nbr_bytes(c->mt, comm, sendcount, NULL, sendtype, NULL),
 	      pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request));
 }
 
@@ -756,7 +815,7 @@ int hp_w_ineighbor_alltoallv(struct hp_call *c, __typeof__(&PMPI_Ineighbor_allto
 			     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
 			     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-	ICOLL(nbr_bytes(c->mt, comm, 0, sendcounts, sendtype, NULL),
+	ICOLL_NBR(nbr_bytes(c->mt, comm, 0, sendcounts, sendtype, NULL),
 	      pmpi(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
 		   request));
 }
@@ -767,7 +826,7 @@ int hp_w_ineighbor_alltoallw(struct hp_call *c, __typeof__(&PMPI_Ineighbor_allto
 			     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
 			     MPI_Request *request)
 {
-	ICOLL(nbr_bytes(c->mt, comm, 0, sendcounts, MPI_DATATYPE_NULL, sendtypes),
+	ICOLL_NBR(nbr_bytes(c->mt, comm, 0, sendcounts, MPI_DATATYPE_NULL, sendtypes),
 	      pmpi(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
 		   request));
 }

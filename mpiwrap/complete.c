@@ -48,6 +48,8 @@ static void retire(struct hp_req_claim *cl)
 	hp_req_release(cl);
 	if (r->st_owned && r->st != MPI_DATATYPE_NULL)
 		PMPI_Type_free(&r->st);
+	if (r->kind == HP_RQ_COLL && r->xreq != MPI_REQUEST_NULL)
+		PMPI_Wait(&r->xreq, MPI_STATUS_IGNORE); /* completed in error: the exchange still ends */
 	hp_req_free(r);
 }
 
@@ -116,6 +118,23 @@ static void recv_failed(struct hp_call *c, struct hp_req *r, MPI_Status *st, int
 	c->bytes += user;
 }
 
+/* A non-blocking collective completed: its delay exchange (coll.c),
+ * started by every member right after its initiation, is complete or about
+ * to be (the user's collective needed every member's initiation too); the
+ * members that count join the call's rule as one event. */
+static void coll_done(struct hp_call *c, struct hp_compl *k, struct hp_req *r)
+{
+	uint64_t t0 = hp_rdtsc();
+	int rc = PMPI_Wait(&r->xreq, MPI_STATUS_IGNORE);
+	uint64_t d = hp_rdtsc() - t0;
+	c->extra += d;
+	c->mt->tot.pb_cyc += d;
+	if (rc != MPI_SUCCESS || !r->xjoin || r->xout[0] == INT64_MIN)
+		return;
+	hp_comp_join_max(&k->comp, r->xout[0], r->xout[1]);
+	k->nmsg++;
+}
+
 void hp_complete_one(struct hp_call *c, struct hp_compl *k, struct hp_req *r, MPI_Status *st)
 {
 	struct hp_mt *mt = c->mt;
@@ -125,6 +144,10 @@ void hp_complete_one(struct hp_call *c, struct hp_compl *k, struct hp_req *r, MP
 	PMPI_Test_cancelled(st, &cancelled);
 	if (cancelled) {
 		mt->tot.cancelled++;
+		return;
+	}
+	if (r->kind == HP_RQ_COLL) {
+		coll_done(c, k, r);
 		return;
 	}
 	if (r->kind != HP_RQ_RECV && r->kind != HP_RQ_PRECV)

@@ -42,6 +42,7 @@ enum hp_req_kind {
 	HP_RQ_RECV,     /* Irecv, Imrecv */
 	HP_RQ_PSEND,    /* persistent send (Send_init & co.) */
 	HP_RQ_PRECV,    /* persistent receive */
+	HP_RQ_COLL,     /* non-blocking collective with its delay exchange */
 };
 
 enum hp_req_scheme {
@@ -81,6 +82,12 @@ struct hp_req {
 	const void *site_meta;       /* struct hp_site of the posting thread (immutable part) */
 	uint64_t bytes;              /* user bytes (send: posted; receive: capacity) */
 	uint64_t t_post;
+	/* HP_RQ_COLL: the delay exchange started beside the user's collective
+	 * (coll.c), completed with it: max over the members that count of
+	 * {initiation time, initiation time - delay} */
+	MPI_Request xreq;
+	int64_t xin[2], xout[2];
+	int xjoin;                   /* this member joins the result (its completion waits for them) */
 	struct hp_pb pb;             /* sent from / received into */
 	char inl[HP_PB_FULL + HP_REQ_INLINE] __attribute__((aligned(16)));
 };

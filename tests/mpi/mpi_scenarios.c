@@ -9,6 +9,7 @@
  *                            of DELAY_US per call adds overhead_ms
  *   S(p) / R(p) / RA          send to p / receive from p / from any source
  *   coll                      a collective
+ *   icoll, WT                 a non-blocking collective started; MPI_Wait on it
  * Work is timed by the clock (a slice spins until its deadline), so the
  * program takes the same time whatever else runs on the machine, and a run
  * without the injected delay is the truth for a run with it
@@ -103,7 +104,7 @@ static NOI void work(double work_ms, double overhead_ms)
 }
 
 enum kind { END = 0, W, S, R, RA, BAR, BCAST, REDUCE, ALLRED, GATHER, SCATTER, ALLGATHER, ALLTOALL, SCAN,
-	    REDSCAT };
+	    REDSCAT, IBAR, IBCAST, IREDUCE, IALLRED, IGATHER, ISCAN, WT };
 struct step {
 	enum kind k;
 	double a, b; /* W: work_ms, overhead_ms; S/R: peer; collectives: root */
@@ -170,6 +171,22 @@ static const struct scase coll[] = {
 	{"alltoall", 3, {{WK(60, 5), CL(ALLTOALL, 0)}, {WK(80, 10), CL(ALLTOALL, 0)}, {WK(100, 50), CL(ALLTOALL, 0)}}},
 	{"reduce_scatter", 3, {{WK(80, 10), CL(REDSCAT, 0)}, {WK(100, 50), CL(REDSCAT, 0)}, {WK(60, 5), CL(REDSCAT, 0)}}},
 	{"scan", 3, {{WK(100, 50), CL(SCAN, 0)}, {WK(60, 5), CL(SCAN, 0)}, {WK(80, 10), CL(SCAN, 0)}}},
+	/* non-blocking: started after the work, completed by MPI_Wait after a
+	 * little more (the wait then covers the rest of the latest member's
+	 * work) */
+	{"ibarrier", 3, {{WK(100, 50), CL(IBAR, 0), WK(5, 1), CL(WT, 0)}, {WK(60, 5), CL(IBAR, 0), WK(5, 1), CL(WT, 0)},
+			 {WK(80, 10), CL(IBAR, 0), WK(5, 1), CL(WT, 0)}}},
+	{"iallreduce", 3, {{WK(60, 5), CL(IALLRED, 0), WK(5, 1), CL(WT, 0)}, {WK(100, 50), CL(IALLRED, 0), WK(5, 1), CL(WT, 0)},
+			   {WK(80, 10), CL(IALLRED, 0), WK(5, 1), CL(WT, 0)}}},
+	{"ibcast from the last root", 3, {{WK(100, 50), CL(IBCAST, 0), WK(5, 1), CL(WT, 0)},
+					  {WK(60, 5), CL(IBCAST, 0), WK(5, 1), CL(WT, 0)},
+					  {WK(10, 20), CL(IBCAST, 0), WK(5, 1), CL(WT, 0)}}},
+	{"ireduce", 3, {{WK(10, 1), CL(IREDUCE, 0), WK(5, 1), CL(WT, 0)}, {WK(60, 50), CL(IREDUCE, 0), WK(5, 1), CL(WT, 0)},
+			{WK(100, 10), CL(IREDUCE, 0), WK(5, 1), CL(WT, 0)}}},
+	{"igather", 3, {{WK(10, 1), CL(IGATHER, 0), WK(5, 1), CL(WT, 0)}, {WK(60, 50), CL(IGATHER, 0), WK(5, 1), CL(WT, 0)},
+			{WK(100, 10), CL(IGATHER, 0), WK(5, 1), CL(WT, 0)}}},
+	{"iscan", 3, {{WK(100, 50), CL(ISCAN, 0), WK(5, 1), CL(WT, 0)}, {WK(60, 5), CL(ISCAN, 0), WK(5, 1), CL(WT, 0)},
+		      {WK(80, 10), CL(ISCAN, 0), WK(5, 1), CL(WT, 0)}}},
 	{NULL, 0, {{{END, 0, 0}}}},
 };
 
@@ -178,6 +195,7 @@ static NOI void run_case(const struct scase *c)
 	/* a collective family runs on 2 or 3 ranks: with 2, script 2 is unused */
 	int me = rank < c->np ? rank : c->np - 1;
 	int in[64], out[64];
+	MPI_Request req = MPI_REQUEST_NULL;
 	memset(in, 0, sizeof(in));
 	static int verbose = -1;
 	if (verbose < 0)
@@ -237,6 +255,27 @@ static NOI void run_case(const struct scase *c)
 			break;
 		case SCAN:
 			MPI_Scan(in, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+			break;
+		case IBAR:
+			MPI_Ibarrier(MPI_COMM_WORLD, &req);
+			break;
+		case IBCAST:
+			MPI_Ibcast(in, 4, MPI_INT, root, MPI_COMM_WORLD, &req);
+			break;
+		case IREDUCE:
+			MPI_Ireduce(in, out, 4, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD, &req);
+			break;
+		case IALLRED:
+			MPI_Iallreduce(in, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
+			break;
+		case IGATHER:
+			MPI_Igather(in, 4, MPI_INT, out, 4, MPI_INT, root, MPI_COMM_WORLD, &req);
+			break;
+		case ISCAN:
+			MPI_Iscan(in, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
+			break;
+		case WT:
+			MPI_Wait(&req, MPI_STATUS_IGNORE);
 			break;
 		case END:
 			break;
