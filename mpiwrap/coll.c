@@ -528,9 +528,11 @@ int hp_w_reduce_scatter_block(struct hp_call *c, __typeof__(&PMPI_Reduce_scatter
  * The initiation is timed and recorded, per call site and per communicator
  * size, with the data this process contributes (the same count as the
  * blocking kind's).  The delay travels in an exchange started right after
- * the user's collective, non-blocking too (MPI_Iallreduce or MPI_Iscan of
- * MPI_MAX over {s, s - x}: each member's initiation time s and its delay x
- * there), tracked under the user's request and completed by the Wait or
+ * the user's collective, non-blocking too, over {s, s - x}, each member's
+ * initiation time s and s minus its delay x there (MPI_Iallreduce of
+ * MPI_MAX, MPI_Iscan for the scans, MPI_Ireduce to the root of Ireduce and
+ * Igather, MPI_Ibcast of the root's values for Ibcast and Iscatter), tracked
+ * under the user's request and completed by the Wait or
  * Test that completes it, where the rule joins it like a message (complete.c):
  * the collective cannot complete before the last member that counts
  * initiated it (every member for the symmetric kinds, the root for Ibcast
@@ -559,13 +561,29 @@ static void ixchg_start(struct hp_call *c, enum shape shape, MPI_Comm comm, cons
 		return;
 	int me = cm->rank == root;
 	int64_t x = (int64_t)*mt->x + (int64_t)(c->t1 - c->t0); /* delay at initiation */
-	int contributes = shape != ROOT_OUT || me;
 	r->kind = HP_RQ_COLL;
-	r->xin[0] = contributes ? (int64_t)c->t1 : INT64_MIN;
-	r->xin[1] = contributes ? (int64_t)c->t1 - x : INT64_MIN;
+	r->xin[0] = (int64_t)c->t1;
+	r->xin[1] = (int64_t)c->t1 - x;
 	r->xjoin = shape == SYM || shape == SCAN || (shape == ROOT_IN && me) || (shape == ROOT_OUT && !me);
-	int rc = shape == SCAN ? PMPI_Iscan(r->xin, r->xout, 2, MPI_INT64_T, MPI_MAX, comm, &r->xreq)
-			       : PMPI_Iallreduce(r->xin, r->xout, 2, MPI_INT64_T, MPI_MAX, comm, &r->xreq);
+	r->xbcast = shape == ROOT_OUT;
+	/* the exchange waits for no more members than the user's collective
+	 * needs at each member, so completing both never adds synchronisation:
+	 * the root's values broadcast, the members' reduced to the root */
+	int rc;
+	switch (shape) {
+	case SCAN:
+		rc = PMPI_Iscan(r->xin, r->xout, 2, MPI_INT64_T, MPI_MAX, comm, &r->xreq);
+		break;
+	case ROOT_IN:
+		rc = PMPI_Ireduce(r->xin, r->xout, 2, MPI_INT64_T, MPI_MAX, root, comm, &r->xreq);
+		break;
+	case ROOT_OUT:
+		rc = PMPI_Ibcast(r->xin, 2, MPI_INT64_T, root, comm, &r->xreq); /* the result in xin */
+		break;
+	default:
+		rc = PMPI_Iallreduce(r->xin, r->xout, 2, MPI_INT64_T, MPI_MAX, comm, &r->xreq);
+		break;
+	}
 	if (rc != MPI_SUCCESS) {
 		hp_req_free(r);
 		return;

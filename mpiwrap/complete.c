@@ -129,9 +129,10 @@ static void coll_done(struct hp_call *c, struct hp_compl *k, struct hp_req *r)
 	uint64_t d = hp_rdtsc() - t0;
 	c->extra += d;
 	c->mt->tot.pb_cyc += d;
-	if (rc != MPI_SUCCESS || !r->xjoin || r->xout[0] == INT64_MIN)
+	if (rc != MPI_SUCCESS || !r->xjoin)
 		return;
-	hp_comp_join_max(&k->comp, r->xout[0], r->xout[1]);
+	const int64_t *v = r->xbcast ? r->xin : r->xout; /* a broadcast's result is in place */
+	hp_comp_join_max(&k->comp, v[0], v[1]);
 	k->nmsg++;
 }
 

@@ -88,6 +88,7 @@ struct hp_req {
 	MPI_Request xreq;
 	int64_t xin[2], xout[2];
 	int xjoin;                   /* this member joins the result (its completion waits for them) */
+	int xbcast;                  /* the exchange is the root's broadcast: the result is in xin */
 	struct hp_pb pb;             /* sent from / received into */
 	char inl[HP_PB_FULL + HP_REQ_INLINE] __attribute__((aligned(16)));
 };
