@@ -8,6 +8,8 @@
 #   fortran           the Fortran programs (use mpi, mpif.h, use mpi_f08)
 #                     print the same, and their calls are in the profile
 #   threads           MPI_THREAD_MULTIPLE program, same output, threads seen
+#   threads_icoll     non-blocking collectives from 3 threads on 3 ranks: the
+#                     same results with their delay exchanges, no hang
 #   json              a ping-pong with known traffic: the ranks list, the
 #                     matrix and the call sites of the report
 #   scenarios FAM NP  the paper's scenarios: parallel compensation of a run
@@ -139,6 +141,22 @@ EOF
     rm -rf "$T/t" "$T/t.json"
   done
   unset HYPROF_MPI_PACK_MAX ;;
+threads_icoll)
+  plain 3 "$T/plain" "$B/mpi_threads_icoll" 200
+  grep -q "^skip" "$T/plain" && skip "$(cat "$T/plain")"
+  sort "$T/plain" > "$T/want"
+  [ "$(wc -l < "$T/want")" = 9 ] || { cat "$T/plain"; fail "threads_icoll printed $(wc -l < "$T/want") lines without hyprof, want 9"; }
+  hp 3 "$T/t" "$T/out" --mode measured --compensate parallel -- "$B/mpi_threads_icoll" 200
+  sort "$T/out" | diff "$T/want" - || fail "threads_icoll: the results differ under hyprof"
+  python3 - "$T/t.json" <<'EOF' || fail "threads_icoll"
+import json, sys
+rep = json.load(open(sys.argv[1]))
+n = sum(s["calls"] for s in rep["mpi_sites"] if s["function"] == "MPI_Iallreduce")
+if n != 3 * 3 * 200:
+    sys.exit("MPI_Iallreduce calls %d, want %d" % (n, 3 * 3 * 200))
+print("MPI_Iallreduce calls", n)
+EOF
+  ;;
 json)
   hp 2 "$T/j" "$T/out" --compensate parallel -- "$B/mpi_pingpong_check" 1000
   $CHK fields "$T/j.json" 2 || exit 1
