@@ -146,6 +146,12 @@ static double direct_s(const struct totals *tt, double cpu_s, uint64_t total_per
 	return total_period ? (double)tt->meas_period / (double)total_period * cpu_s : 0.0;
 }
 
+/* TSC cycles per second: the calibration's, else the runtime's estimate. */
+static double run_tsc_hz(void)
+{
+	return hp_calib.tsc_hz > 0 ? hp_calib.tsc_hz : hp_rt.tsc_hz;
+}
+
 /* Calibrated cost of one probe pair in the mode that ran, seconds.  In
  * measured mode the probes recalibrate in situ (counting/probe.c), and
  * compensation removes each pair at the cost measured while it ran: the
@@ -158,7 +164,7 @@ static double pair_s(void)
 	case HP_MODE_HYBRID:
 		return hp_calib.count_probe.median * 1e-9;
 	case HP_MODE_MEASURED: {
-		double hz = hp_calib.tsc_hz > 0 ? hp_calib.tsc_hz : hp_rt.tsc_hz;
+		double hz = run_tsc_hz();
 		double m = hp_counting_pair_mean_cycles();
 		if (m > 0 && hz > 0)
 			return m / hz;
@@ -214,7 +220,7 @@ void hp_cost_now(struct hp_cost_in *in, struct hp_cost *out)
 	in->sample_s = hp_calib.sample_kernel.n ? hp_calib.sample_kernel.median * 1e-9
 						: hp_calib.sample.median * 1e-9;
 	in->sample_kernel_only = hp_calib.sample_kernel.n > 0;
-	double hz = hp_calib.tsc_hz > 0 ? hp_calib.tsc_hz : hp_rt.tsc_hz;
+	double hz = run_tsc_hz();
 	in->handler_s = hz > 0 ? (double)tt.handler / hz : 0;
 	in->startup_s = C.startup_s;
 	in->control_s = control_s();
@@ -443,7 +449,7 @@ static void tick(uint64_t now)
 	double cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID);
 	double ctl = C.ctl_clock_ok ? clock_s(C.ctl_clock) : 0;
 	double live = (double)hp_live_cost_ns() * 1e-9;
-	double hz = hp_calib.tsc_hz > 0 ? hp_calib.tsc_hz : hp_rt.tsc_hz;
+	double hz = run_tsc_hz();
 	double pair = pair_s();
 	uint64_t roots = 0, nested = 0;
 	hp_budget_skips(&roots, &nested);

@@ -209,9 +209,7 @@ static void exchange(struct hp_call *c, enum shape shape, MPI_Comm comm, const s
 		c->wait_raw = hp_comp_wait_raw(&k);
 		c->wait_comp = hp_comp_wait_approx(&k);
 	}
-	uint64_t d = hp_rdtsc() - tx;
-	c->extra += d;
-	mt->tot.pb_cyc += d;
+	hp_charge_pb(c, hp_rdtsc() - tx);
 	mt->tot.xchg++;
 }
 
@@ -590,15 +588,8 @@ static void ixchg_start(struct hp_call *c, enum shape shape, MPI_Comm comm, cons
 	}
 	r->comm = comm;
 	r->active = 1;
-	struct hp_site *s = hp_site_get(c);
-	r->site_key = s->key;
-	r->site_meta = s;
-	r->t_post = c->t1;
-	if (hp_req_insert(hp_req_key(req), r))
-		mt->tot.req_overflow++;
-	uint64_t d = hp_rdtsc() - t0;
-	c->extra += d;
-	mt->tot.pb_cyc += d;
+	hp_req_track(c, r, MPI_SUCCESS, req);
+	hp_charge_pb(c, hp_rdtsc() - t0);
 	mt->tot.xchg++;
 }
 
@@ -733,7 +724,7 @@ int hp_w_ireduce_scatter_block(struct hp_call *c, __typeof__(&PMPI_Ireduce_scatt
 }
 
 /* ---- neighbourhood collectives --------------------------------------------------
- * Statistics only, like the non-blocking kinds: the data this process sends
+ * Statistics only (no delay exchange): the data this process sends
  * to its out-neighbours (MPI 3.1 section 7.6), the call's time; a blocking
  * one counts whole as waiting, uncompensated (no delay travels: exchanging
  * it would take another neighbourhood collective). */

@@ -126,9 +126,7 @@ static void coll_done(struct hp_call *c, struct hp_compl *k, struct hp_req *r)
 {
 	uint64_t t0 = hp_rdtsc();
 	int rc = PMPI_Wait(&r->xreq, MPI_STATUS_IGNORE);
-	uint64_t d = hp_rdtsc() - t0;
-	c->extra += d;
-	c->mt->tot.pb_cyc += d;
+	hp_charge_pb(c, hp_rdtsc() - t0);
 	if (rc != MPI_SUCCESS || !r->xjoin)
 		return;
 	const int64_t *v = r->xbcast ? r->xin : r->xout; /* a broadcast's result is in place */

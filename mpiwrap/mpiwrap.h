@@ -399,6 +399,25 @@ void hp_orphans_poll(struct hp_mt *mt, int final);
 extern int hp_orphans_pending; /* atomic: orphans exist somewhere */
 
 /* ---- requests (complete.c) --------------------------------------------- */
+/* After a call that posted request `req` with result rc: remember r under
+ * it with the call's site, or give r back when nothing was posted.  Inline:
+ * every non-blocking post and the collectives' exchanges pass here. */
+static inline __attribute__((always_inline)) void hp_req_track(struct hp_call *c, struct hp_req *r, int rc,
+								  MPI_Request req)
+{
+	if (rc == MPI_SUCCESS && req != MPI_REQUEST_NULL) {
+		struct hp_site *s = hp_site_get(c);
+		r->site_key = s->key;
+		r->site_meta = s;
+		if (hp_req_insert(hp_req_key(req), r))
+			c->mt->tot.req_overflow++;
+	} else {
+		if (r->st_owned)
+			PMPI_Type_free(&r->st);
+		hp_req_free(r);
+	}
+}
+
 /* Called after a PMPI completion call: process the entries claimed before
  * it, in the order of `done` (indices into ents/statuses). */
 struct hp_compl {

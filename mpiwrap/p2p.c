@@ -246,8 +246,7 @@ int hp_w_send(struct hp_call *c, __typeof__(&PMPI_Send) pmpi, const void *buf, i
 		uint32_t hdr = hp_pb_hdr(bytes);
 		uint64_t cost = hp_pbc_packed(hp_mpi.pbc_send, bytes);
 		struct hp_pb pb; /* its first hdr <= HP_PB_BASE bytes: no extension */
-		pb.delay_ns = hp_cyc_to_ns((int64_t)(*mt->x + cost));
-		pb.send_tsc = c->t0;
+		hp_pb_fill(mt, &pb, c->t0, cost);
 		hp_pb_put(st, &pb, hdr);
 		copy_small(st + hdr, buf, bytes);
 		mt->tot.packed++;
@@ -832,20 +831,10 @@ int hp_w_isend(struct hp_call *c, __typeof__(&PMPI_Isend) pmpi, const void *buf,
 		hp_charge_pb(c, cost);
 	}
 	mt->tot.pb_msgs++;
+	r->active = 1;
 	rc = pmpi(b, n, t, dest, tag, comm, request);
 	hp_call_t2(c);
-	if (rc == MPI_SUCCESS && *request != MPI_REQUEST_NULL) {
-		struct hp_site *s = hp_site_get(c);
-		r->site_key = s->key;
-		r->site_meta = s;
-		r->active = 1;
-		if (hp_req_insert(hp_req_key(*request), r))
-			mt->tot.req_overflow++;
-	} else {
-		if (r->st_owned)
-			PMPI_Type_free(&r->st);
-		hp_req_free(r);
-	}
+	hp_req_track(c, r, rc, *request);
 	send_stats(c, comm, cm, dest, bytes);
 	return rc;
 }
@@ -888,22 +877,6 @@ static int post_recv(struct hp_call *c, struct hp_req *r, void *buf, int count, 
 	return MPI_SUCCESS;
 }
 
-static void track(struct hp_call *c, struct hp_req *r, int rc, MPI_Request req)
-{
-	if (rc == MPI_SUCCESS && req != MPI_REQUEST_NULL) {
-		struct hp_site *s = hp_site_get(c);
-		r->site_key = s->key;
-		r->site_meta = s;
-		r->t_post = c->t1;
-		if (hp_req_insert(hp_req_key(req), r))
-			c->mt->tot.req_overflow++;
-	} else {
-		if (r->st_owned)
-			PMPI_Type_free(&r->st);
-		hp_req_free(r);
-	}
-}
-
 int hp_w_irecv(struct hp_call *c, __typeof__(&PMPI_Irecv) pmpi, void *buf, int count,
 	       MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -923,7 +896,7 @@ int hp_w_irecv(struct hp_call *c, __typeof__(&PMPI_Irecv) pmpi, void *buf, int c
 				r->peer = source;
 				r->any_source = source == MPI_ANY_SOURCE;
 				r->active = 1;
-				track(c, r, rc, *request);
+				hp_req_track(c, r, rc, *request);
 			}
 		}
 		return rc;
@@ -947,7 +920,7 @@ int hp_w_irecv(struct hp_call *c, __typeof__(&PMPI_Irecv) pmpi, void *buf, int c
 	}
 	rc = pmpi(b, n, t, source, tag, comm, request);
 	hp_call_t2(c);
-	track(c, r, rc, *request);
+	hp_req_track(c, r, rc, *request);
 	return rc;
 }
 
@@ -977,7 +950,7 @@ int hp_w_imrecv(struct hp_call *c, __typeof__(&PMPI_Imrecv) pmpi, void *buf, int
 	}
 	rc = pmpi(b, n, t, message, request);
 	hp_call_t2(c);
-	track(c, r, rc, *request);
+	hp_req_track(c, r, rc, *request);
 	return rc;
 }
 
@@ -1025,7 +998,7 @@ int hp_w_psend(struct hp_call *c, __typeof__(&PMPI_Send_init) pmpi, const void *
 		rc = pmpi(MPI_BOTTOM, 1, r->st, dest, tag, comm, request);
 	}
 	hp_call_t2(c);
-	track(c, r, rc, *request);
+	hp_req_track(c, r, rc, *request);
 	return rc;
 }
 
@@ -1077,7 +1050,7 @@ int hp_w_precv(struct hp_call *c, __typeof__(&PMPI_Recv_init) pmpi, void *buf, i
 		rc = pmpi(MPI_BOTTOM, 1, r->st, source, tag, comm, request);
 	}
 	hp_call_t2(c);
-	track(c, r, rc, *request);
+	hp_req_track(c, r, rc, *request);
 	return rc;
 }
 

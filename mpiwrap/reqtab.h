@@ -81,7 +81,6 @@ struct hp_req {
 	uint64_t site_key;           /* the posting call site */
 	const void *site_meta;       /* struct hp_site of the posting thread (immutable part) */
 	uint64_t bytes;              /* user bytes (send: posted; receive: capacity) */
-	uint64_t t_post;
 	/* HP_RQ_COLL: the delay exchange started beside the user's collective
 	 * (coll.c), completed with it: max over the members that count of
 	 * {initiation time, initiation time - delay} */
