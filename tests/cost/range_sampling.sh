@@ -2,8 +2,8 @@
 # tests/cost/range_sampling.sh - the sampler's cost lies in the reported range.
 #
 # The same deterministic loop (tests/bin/split) runs sampled at 100 Hz and at
-# 20 kHz, five times each, interleaved.  The extra CPU time of the fast runs
-# (each against the slow run just before it, median over the five pairs: the
+# 20 kHz, nine times each, interleaved.  The extra CPU time of the fast runs
+# (each against the slow run just before it, median over the nine pairs: the
 # host of a VM changes speed by tens of percent within minutes; CPU times
 # recorded in each profile) is what 200x the samples really cost: the timer interrupts, the signals' delivery, the
 # handler and the caches they disturb.  It must lie in
@@ -24,7 +24,7 @@ run() { # name freq
 		echo "FAIL: hyprof report ($1) failed:"; cat "$out/$1.rerr"; exit 1
 	fi
 }
-for i in 1 2 3 4 5; do
+for i in 1 2 3 4 5 6 7 8 9; do
 	run slow$i 100
 	run fast$i 20000
 done
@@ -33,7 +33,7 @@ python3 - "$out" <<'PY'
 import json, sys, statistics
 d = sys.argv[1]
 def costs(name):
-    return [json.load(open("%s/%s%d.json" % (d, name, i)))["cost"] for i in range(1, 6)]
+    return [json.load(open("%s/%s%d.json" % (d, name, i)))["cost"] for i in range(1, 10)]
 slow, fast = costs("slow"), costs("fast")
 med = lambda cs, k: statistics.median(c[k] for c in cs)
 pair = lambda kf, ks: statistics.median(f[kf] - s[ks] for f, s in zip(fast, slow))
