@@ -8,6 +8,9 @@ Each command prints what it checked and exits 1 on a failed check:
   field REPORT.json KEY VALUE                  top-level field equals VALUE
   ge    REPORT.json KEY N                      top-level number >= N
   drops REPORT.json MAX_PCT                    dropped <= MAX_PCT%% of samples
+  cpu   REPORT.json CPUFILE TOL                each thread function's total%%
+        against its share of the CPU time the threads measured themselves
+        (CPUFILE: lines "FUNCTION NS", summed per function over runs)
 A path starts at the first node named like its first element (the frames
 above main, libc's start-up, are not part of what a test constructs).
 """
@@ -55,6 +58,24 @@ def main(argv):
         ok = abs(got - want) <= tol
         print("%s path %s: %.1f%% (want %.1f +- %.1f)" % ("ok" if ok else "FAIL", argv[3], got, want, tol))
         return 0 if ok else 1
+    if cmd == "cpu":
+        used = {}
+        with open(argv[3]) as f:
+            for line in f:
+                name, ns = line.split()
+                used[name] = used.get(name, 0) + int(ns)
+        tol, total, bad = float(argv[4]), sum(used.values()), 0
+        if not used or total <= 0:
+            fail("no CPU times in " + argv[3])
+        for name in sorted(used):
+            want = 100.0 * used[name] / total
+            node = find(rep["tree"], name)
+            got = node["total_pct"] if node else 0.0
+            ok = abs(got - want) <= tol
+            bad += not ok
+            print("%s %s: %.1f%% of the samples, %.1f%% of the threads' CPU time (%.0f ms; +- %.1f)"
+                  % ("ok" if ok else "FAIL", name, got, want, used[name] / 1e6, tol))
+        return 1 if bad else 0
     if cmd in ("func", "nofunc"):
         name = argv[3]
         fs = [f for f in rep["functions"] if f["name"] == name]
