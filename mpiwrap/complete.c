@@ -35,6 +35,17 @@ void hp_complete_begin(struct hp_call *c, struct hp_compl *k)
 	k->nmsg = 0;
 }
 
+void hp_req_done(struct hp_req *r)
+{
+	if (r->half)
+		hp_req_done(r->half);
+	if (r->st_owned && r->st != MPI_DATATYPE_NULL)
+		PMPI_Type_free(&r->st);
+	if (r->big != MPI_DATATYPE_NULL)
+		hp_type_free_own(&r->big);
+	hp_req_free(r);
+}
+
 /* Give the request's resources back and forget it (non-persistent), or mark
  * it inactive (persistent). */
 static void retire(struct hp_req_claim *cl)
@@ -46,11 +57,13 @@ static void retire(struct hp_req_claim *cl)
 		return;
 	}
 	hp_req_release(cl);
-	if (r->st_owned && r->st != MPI_DATATYPE_NULL)
-		PMPI_Type_free(&r->st);
+	/* an Isendrecv: its send half too (Wait calls; Test calls see it
+	 * complete before they let the receive half complete) */
+	if (r->half_req != MPI_REQUEST_NULL)
+		PMPI_Wait(&r->half_req, MPI_STATUS_IGNORE);
 	if (r->kind == HP_RQ_COLL && r->xreq != MPI_REQUEST_NULL)
 		PMPI_Wait(&r->xreq, MPI_STATUS_IGNORE); /* completed in error: the exchange still ends */
-	hp_req_free(r);
+	hp_req_done(r);
 }
 
 /* A receive request completed with status st: data, status, statistics;
@@ -252,6 +265,56 @@ static void finish_failed(struct hp_call *c, struct hp_req_claim *cl, MPI_Status
 	retire(cl);
 }
 
+/* ---- Isendrecv's send half --------------------------------------------------------- */
+
+/* Whether r is an Isendrecv whose send half is still in flight (tested
+ * now: the user's request must not complete before it). */
+static int half_pending(struct hp_req *r)
+{
+	if (r->half_req == MPI_REQUEST_NULL)
+		return 0;
+	int flag = 0;
+	if (PMPI_Test(&r->half_req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+		r->half_req = MPI_REQUEST_NULL; /* in error: it will not complete */
+		return 0;
+	}
+	return !flag;
+}
+
+/* Before a Test call over an array: the requests whose send half is in
+ * flight are hidden from MPI (MPI_REQUEST_NULL in the user's array for the
+ * call, put back by show_halves).  Returns the saved handles (NULL: none
+ * hidden, or no memory: then nothing is hidden and a completion may wait
+ * for a send half). */
+static MPI_Request *hide_halves(struct hp_req_claim *cl, int n, MPI_Request *reqs)
+{
+	MPI_Request *saved = NULL;
+	for (int i = 0; i < n; i++) {
+		if (!cl[i].r || !half_pending(cl[i].r))
+			continue;
+		if (!saved) {
+			saved = malloc(sizeof(*saved) * (size_t)n);
+			if (!saved)
+				return NULL;
+			for (int j = 0; j < n; j++)
+				saved[j] = MPI_REQUEST_NULL;
+		}
+		saved[i] = reqs[i];
+		reqs[i] = MPI_REQUEST_NULL;
+	}
+	return saved;
+}
+
+static void show_halves(MPI_Request *saved, int n, MPI_Request *reqs)
+{
+	if (!saved)
+		return;
+	for (int i = 0; i < n; i++)
+		if (saved[i] != MPI_REQUEST_NULL)
+			reqs[i] = saved[i];
+	free(saved);
+}
+
 /* ---- the wrappers ---------------------------------------------------------------- */
 
 int hp_w_wait(struct hp_call *c, __typeof__(&PMPI_Wait) pmpi, MPI_Request *request, MPI_Status *status)
@@ -283,6 +346,12 @@ int hp_w_test(struct hp_call *c, __typeof__(&PMPI_Test) pmpi, MPI_Request *reque
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
 	struct hp_req_claim cl;
 	int known = *request != MPI_REQUEST_NULL && hp_req_claim(hp_req_key(*request), &cl);
+	if (known && half_pending(cl.r)) {
+		hp_req_unclaim(&cl);
+		*flag = 0;
+		hp_call_t2(c);
+		return MPI_SUCCESS;
+	}
 	int rc = pmpi(request, flag, st);
 	hp_call_t2(c);
 	if (known) {
@@ -352,6 +421,14 @@ int hp_w_testall(struct hp_call *c, __typeof__(&PMPI_Testall) pmpi, int count,
 		hp_call_t2(c);
 		return rc;
 	}
+	for (int i = 0; i < count; i++) {
+		if (cl[i].r && half_pending(cl[i].r)) {
+			unclaim_rest(cl, count); /* not all complete: none changes */
+			*flag = 0;
+			hp_call_t2(c);
+			return MPI_SUCCESS;
+		}
+	}
 	MPI_Status *sts = statuses(cl, count, array_of_statuses);
 	int rc = pmpi(count, array_of_requests, flag, sts);
 	hp_call_t2(c);
@@ -399,8 +476,12 @@ int hp_w_testany(struct hp_call *c, __typeof__(&PMPI_Testany) pmpi, int count,
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
 	int any;
 	struct hp_req_claim *cl = claim_all(c, count, array_of_requests, &any);
+	MPI_Request *hidden = any ? hide_halves(cl, count, array_of_requests) : NULL;
 	int rc = pmpi(count, array_of_requests, index, flag, st);
 	hp_call_t2(c);
+	show_halves(hidden, count, array_of_requests);
+	if (hidden && rc == MPI_SUCCESS && *flag && *index == MPI_UNDEFINED)
+		*flag = 0; /* "no active request" is not true: one is pending */
 	if (any)
 		finish_index(c, cl, count, (*flag && *index != MPI_UNDEFINED) ? *index : -1, st, rc);
 	return rc;
@@ -419,8 +500,13 @@ int hp_w_waitsome(struct hp_call *c, __typeof__(&PMPI_Waitsome) pmpi, int incoun
 		return rc;
 	}
 	MPI_Status *sts = statuses(cl, incount, array_of_statuses);
+	/* Testsome must not wait for a send half; Waitsome may */
+	MPI_Request *hidden = pmpi == PMPI_Testsome ? hide_halves(cl, incount, array_of_requests) : NULL;
 	int rc = pmpi(incount, array_of_requests, outcount, array_of_indices, sts);
 	hp_call_t2(c);
+	show_halves(hidden, incount, array_of_requests);
+	if (hidden && rc == MPI_SUCCESS && *outcount == MPI_UNDEFINED)
+		*outcount = 0; /* "no active request" is not true: one is pending */
 	struct hp_compl k;
 	hp_complete_begin(c, &k);
 	if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED) {
@@ -447,6 +533,12 @@ int hp_w_request_get_status(struct hp_call *c, __typeof__(&PMPI_Request_get_stat
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
 	struct hp_req_claim cl;
 	int known = request != MPI_REQUEST_NULL && hp_req_claim(hp_req_key(request), &cl);
+	if (known && half_pending(cl.r)) {
+		hp_req_unclaim(&cl);
+		*flag = 0;
+		hp_call_t2(c);
+		return MPI_SUCCESS;
+	}
 	int rc = pmpi(request, flag, st);
 	hp_call_t2(c);
 	if (known) {
@@ -485,9 +577,11 @@ int hp_w_request_free(struct hp_call *c, __typeof__(&PMPI_Request_free) pmpi, MP
 {
 	struct hp_req_claim cl;
 	int known = *request != MPI_REQUEST_NULL && hp_req_claim(hp_req_key(*request), &cl);
-	if (known && cl.r->active && cl.r->scheme == HP_SCH_PACKED &&
-	    (cl.r->kind == HP_RQ_RECV || cl.r->kind == HP_RQ_SEND)) {
-		/* our staging buffer must outlive the request: keep it */
+	if (known && cl.r->active &&
+	    ((cl.r->scheme == HP_SCH_PACKED && (cl.r->kind == HP_RQ_RECV || cl.r->kind == HP_RQ_SEND)) ||
+	     (cl.r->half && cl.r->half->scheme != HP_SCH_NONE))) {
+		/* our staging buffer (or an Isendrecv's send half) must outlive
+		 * the request: keep it */
 		struct orphan *o = malloc(sizeof(*o));
 		if (o) {
 			o->req = *request;
@@ -514,8 +608,10 @@ int hp_w_request_free(struct hp_call *c, __typeof__(&PMPI_Request_free) pmpi, MP
 			hp_req_release(&cl);
 			if (r->st_owned && r->st != MPI_DATATYPE_NULL)
 				PMPI_Type_free(&r->st);
+			if (r->big != MPI_DATATYPE_NULL)
+				hp_type_free_own(&r->big);
 			if (!r->active || r->scheme == HP_SCH_NONE)
-				hp_req_free(r);
+				hp_req_done(r);
 			/* else: an active request (struct scheme, or persistent and
 			 * started, or packed when no orphan could be allocated) whose
 			 * piggyback slot or staging buffer is part of a message still
@@ -531,28 +627,36 @@ void hp_orphans_poll(struct hp_mt *mt, int final)
 {
 	if (pthread_mutex_trylock(&orphan_lock) != 0)
 		return; /* another thread is at it */
+	(void)final; /* one that never completes stays for MPI_Finalize */
 	struct orphan **pp = &orphans;
 	while (*pp) {
 		struct orphan *o = *pp;
-		int flag = 0;
+		int flag = 1;
 		MPI_Status st;
-		if (PMPI_Test(&o->req, &flag, &st) != MPI_SUCCESS)
-			flag = 1;
-		if (!flag && !final) {
-			pp = &o->next;
-			continue;
+		if (o->req != MPI_REQUEST_NULL) {
+			int ok = PMPI_Test(&o->req, &flag, &st) == MPI_SUCCESS;
+			if (!ok) {
+				flag = 1;
+				o->req = MPI_REQUEST_NULL;
+			}
+			if (ok && flag && o->r->kind == HP_RQ_RECV) {
+				int cancelled = 0;
+				PMPI_Test_cancelled(&st, &cancelled);
+				struct hp_pb pb;
+				uint64_t user;
+				if (!cancelled && st.MPI_SOURCE != MPI_PROC_NULL)
+					recv_done(mt, o->r, &st, &pb, &user);
+			}
 		}
-		if (flag && o->r->kind == HP_RQ_RECV) {
-			int cancelled = 0;
-			PMPI_Test_cancelled(&st, &cancelled);
-			struct hp_pb pb;
-			uint64_t user;
-			if (!cancelled && st.MPI_SOURCE != MPI_PROC_NULL)
-				recv_done(mt, o->r, &st, &pb, &user);
+		/* an Isendrecv's send half ends too before its staging goes */
+		if (flag && o->r->half_req != MPI_REQUEST_NULL &&
+		    PMPI_Test(&o->r->half_req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+			flag = 1;
+			o->r->half_req = MPI_REQUEST_NULL;
 		}
 		if (flag) {
 			*pp = o->next;
-			hp_req_free(o->r);
+			hp_req_done(o->r);
 			free(o);
 		} else {
 			pp = &o->next; /* never completed: left to MPI_Finalize */

@@ -39,13 +39,22 @@ class Param:
 
 
 class Fn:
-    def __init__(self, cls, fortran, ret, name, params, lineno):
+    def __init__(self, cls, fortran, ret, name, params, lineno, cond=None):
+        self.cond = cond
         self.cls = cls
         self.fortran = fortran
         self.ret = ret
         self.name = name
         self.params = params
         self.lineno = lineno
+
+    @property
+    def int_name(self):
+        """The int-count function of a large-count one: MPI_Send_c -> MPI_Send."""
+        if not self.name.endswith('_c'):
+            raise TemplateError('line %d: {{pmpi_int}} in %s, not a large-count function'
+                                % (self.lineno, self.name))
+        return self.name[:-2]
 
     @property
     def id(self):
@@ -85,10 +94,11 @@ def parse(path):
             classes[name] = (raw, body, lineno)
             continue
         if line.startswith('%fn'):
-            m = re.match(r'^%fn\s+(\w+)\s+(nofortran\s+)?(int)\s+(MPI_\w+)\s*\((.*)\)\s*$', line)
+            m = re.match(r'^%fn\s+(\w+)\s+(nofortran\s+)?(?:if=(\w+)\s+)?(int)\s+(MPI_\w+)\s*\((.*)\)\s*$',
+                         line)
             if not m:
                 raise TemplateError('line %d: cannot parse %r' % (lineno, line))
-            cls, nofort, ret, name, ptext = m.groups()
+            cls, nofort, cond, ret, name, ptext = m.groups()
             params = []
             if ptext.strip() != 'void':
                 depth, cur = 0, ''
@@ -102,7 +112,9 @@ def parse(path):
                     cur += ch
                 if cur.strip():
                     params.append(Param(cur, lineno))
-            fns.append(Fn(cls, not nofort, ret, name, params, lineno))
+            if cond and not nofort:
+                raise TemplateError('line %d: if= needs nofortran' % lineno)
+            fns.append(Fn(cls, not nofort, ret, name, params, lineno, cond))
             continue
         raise TemplateError('line %d: unexpected %r' % (lineno, line))
     names = set()
@@ -126,6 +138,8 @@ def parse(path):
 def expand(body, f):
     out = []
     for line in body:
+        if '{{pmpi_int}}' in line:
+            line = line.replace('{{pmpi_int}}', 'P' + f.int_name)
         line = (line.replace('{{pmpi}}', 'P' + f.name)
                 .replace('{{args}}', f.args())
                 .replace('{{id}}', f.id)
@@ -269,11 +283,17 @@ def main(argv):
             if f.cls in seen:
                 continue
             seen.add(f.cls)
-            raw = classes[f.cls][0]
+            raw, body, _ = classes[f.cls]
             first = 'void *ra' if raw else 'struct hp_call *c'
-            params = ', '.join([first, '__typeof__(&P%s) pmpi' % f.name] +
+            # a large-count class calls the int-count PMPI function
+            pname = f.int_name if any('{{pmpi_int}}' in b for b in body) else f.name
+            params = ', '.join([first, '__typeof__(&P%s) pmpi' % pname] +
                                [p.decl() for p in f.params])
+            if f.cond:
+                h.append('#if defined(%s)' % f.cond)
             h.append('int hp_w_%s(%s);' % (f.cls, params))
+            if f.cond:
+                h.append('#endif')
         h += ['', '#endif', '']
         write_if_changed(os.path.join(outdir, 'mpiwrap', 'classes.h'), '\n'.join(h))
 
@@ -289,6 +309,8 @@ def main(argv):
         c += ['};', '']
         for f in fns:
             raw, body, _ = classes[f.cls]
+            if f.cond:
+                c.append('#if defined(%s)' % f.cond)
             params = 'void *ra' + (', ' + f.cdecl() if f.params else '')
             c.append('static inline __attribute__((always_inline)) int hpw_%s(%s)' % (f.name, params))
             c.append('{')
@@ -307,6 +329,8 @@ def main(argv):
             c.append('\treturn hpw_%s(__builtin_return_address(0)%s);'
                      % (f.name, (', ' + f.args()) if f.params else ''))
             c += ['}', '']
+            if f.cond:
+                c += ['#endif', '']
             if not (with_fortran and f.fortran):
                 continue
             fparams, pre, args, post = fortran(f)

@@ -288,6 +288,10 @@ void hp_coll_add(struct hp_mt *mt, uint32_t fn, int comm_size, uint64_t bytes, i
 uint64_t hp_site_key(uint32_t fn, uintptr_t ra, uint32_t ctx);
 
 /* ---- datatypes (types.c) ---------------------------------------------- */
+/* Free a datatype hyprof made from a user's one (bigcount.c) and empty the
+ * type caches, whose keys are handle values MPI may reuse. */
+void hp_type_free_own(MPI_Datatype *t);
+
 static inline uint32_t hp_ptr_hash(uintptr_t p)
 {
 	uint64_t x = (uint64_t)p * 0x9e3779b97f4a7c15ull;
@@ -399,6 +403,10 @@ void hp_orphans_poll(struct hp_mt *mt, int final);
 extern int hp_orphans_pending; /* atomic: orphans exist somewhere */
 
 /* ---- requests (complete.c) --------------------------------------------- */
+/* Give back a request object no longer in the table, with what it owns:
+ * its struct datatype, a large-count call's type, an Isendrecv's send half
+ * (MPI keeps a type in use by pending communication: MPI 3.1 4.1.9). */
+void hp_req_done(struct hp_req *r);
 /* After a call that posted request `req` with result rc: remember r under
  * it with the call's site, or give r back when nothing was posted.  Inline:
  * every non-blocking post and the collectives' exchanges pass here. */
@@ -412,9 +420,7 @@ static inline __attribute__((always_inline)) void hp_req_track(struct hp_call *c
 		if (hp_req_insert(hp_req_key(req), r))
 			c->mt->tot.req_overflow++;
 	} else {
-		if (r->st_owned)
-			PMPI_Type_free(&r->st);
-		hp_req_free(r);
+		hp_req_done(r);
 	}
 }
 

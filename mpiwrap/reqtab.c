@@ -136,6 +136,8 @@ struct hp_req *hp_req_alloc(void)
 	r->heap_stage = hs;
 	r->heap_cap = hc;
 	r->st = MPI_DATATYPE_NULL;
+	r->big = MPI_DATATYPE_NULL;
+	r->half_req = MPI_REQUEST_NULL;
 	return r;
 }
 

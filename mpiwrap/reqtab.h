@@ -88,6 +88,16 @@ struct hp_req {
 	int64_t xin[2], xout[2];
 	int xjoin;                   /* this member joins the result (its completion waits for them) */
 	int xbcast;                  /* the exchange is the root's broadcast: the result is in xin */
+	/* MPI_Isendrecv(_replace) with a piggyback: the receive half is this
+	 * object (the user's request is its MPI_Irecv), the send half (staging
+	 * buffer or struct type, piggyback slot) is `half`, not in the table,
+	 * given back with this one, and half_req is its MPI_Isend (complete.c:
+	 * the user's request completes when both have) */
+	struct hp_req *half;
+	MPI_Request half_req;
+	/* a large-count call's contiguous type standing for count x utype
+	 * (bigcount.c), freed with the request */
+	MPI_Datatype big;
 	struct hp_pb pb;             /* sent from / received into */
 	char inl[HP_PB_FULL + HP_REQ_INLINE] __attribute__((aligned(16)));
 };

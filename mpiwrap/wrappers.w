@@ -7,7 +7,9 @@
 # init.c).  The generated files are build outputs, never committed.
 #
 # Each wrapped function is one line:
-#     %fn CLASS [nofortran] PROTOTYPE
+#     %fn CLASS [nofortran] [if=MACRO] PROTOTYPE
+# if=MACRO: only where the MPI has the function (the build defines MACRO,
+# mpiwrap/CMakeLists.txt; needs nofortran).
 # The prototype is the C one of mpi.h; comments after a parameter tell the
 # Fortran side what the parameter is when its C type alone does not:
 #     /*inout*/        MPI_Request * read and written (default: written)
@@ -30,7 +32,9 @@
 #     return rc;
 # A class marked `raw` is the whole body (MPI_Init, MPI_Finalize).
 # Placeholders: {{pmpi}} the PMPI function, {{args}} the arguments,
-# {{id}} the function id, {{name}} the MPI name.
+# {{id}} the function id, {{name}} the MPI name; {{pmpi_int}} in a
+# large-count function (MPI_X_c) is the PMPI function of its int-count twin
+# (PMPI_X), and its class's prototype takes that one.
 
 # ---- life cycle ------------------------------------------------------------
 %class init raw
@@ -134,6 +138,86 @@
 %fn startall int MPI_Startall(int count, MPI_Request array_of_requests[] /*n:*count*/)
 %fn buffer_attach int MPI_Buffer_attach(void *buffer, int size)
 %fn buffer_detach int MPI_Buffer_detach(void *buffer_addr /*detach*/, int *size)
+
+# MPI-4, where the MPI has it (MPICH 4; Open MPI 4.1 has none of these).
+# Isendrecv(_replace): one request, each half with its piggyback (p2p.c).
+# Partitioned: no piggyback on either side (p2p.c says why).  Large counts:
+# through the int-count classes (bigcount.c).  Without these wrappers a
+# message would bypass the piggyback on one side only.
+%class isendrecv
+	rc = hp_w_isendrecv(&c, {{pmpi}}, {{args}});
+%end
+%class isendrecv_replace
+	rc = hp_w_isendrecv_replace(&c, {{pmpi}}, {{args}});
+%end
+%class psend_part
+	rc = hp_w_psend_part(&c, {{pmpi}}, {{args}});
+%end
+%class precv_part
+	rc = hp_w_precv_part(&c, {{pmpi}}, {{args}});
+%end
+%class send_c
+	rc = hp_w_send_c(&c, {{pmpi_int}}, {{args}});
+%end
+%class recv_c
+	rc = hp_w_recv_c(&c, {{pmpi_int}}, {{args}});
+%end
+%class isend_c
+	rc = hp_w_isend_c(&c, {{pmpi_int}}, {{args}});
+%end
+%class irecv_c
+	rc = hp_w_irecv_c(&c, {{pmpi_int}}, {{args}});
+%end
+%class sendrecv_c
+	rc = hp_w_sendrecv_c(&c, {{pmpi_int}}, {{args}});
+%end
+%class sendrecv_replace_c
+	rc = hp_w_sendrecv_replace_c(&c, {{pmpi_int}}, {{args}});
+%end
+%class mrecv_c
+	rc = hp_w_mrecv_c(&c, {{pmpi_int}}, {{args}});
+%end
+%class imrecv_c
+	rc = hp_w_imrecv_c(&c, {{pmpi_int}}, {{args}});
+%end
+%class psend_c
+	rc = hp_w_psend_c(&c, {{pmpi_int}}, {{args}});
+%end
+%class precv_c
+	rc = hp_w_precv_c(&c, {{pmpi_int}}, {{args}});
+%end
+%class isendrecv_c
+	rc = hp_w_isendrecv_c(&c, {{pmpi_int}}, {{args}});
+%end
+%class isendrecv_replace_c
+	rc = hp_w_isendrecv_replace_c(&c, {{pmpi_int}}, {{args}});
+%end
+
+%fn isendrecv nofortran if=HP_HAVE_MPI_ISENDRECV int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+%fn isendrecv_replace nofortran if=HP_HAVE_MPI_ISENDRECV int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+%fn psend_part nofortran if=HP_HAVE_MPI_PARTITIONED int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+%fn precv_part nofortran if=HP_HAVE_MPI_PARTITIONED int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+%fn send_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+%fn send_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+%fn send_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+%fn send_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+%fn recv_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
+%fn isend_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+%fn isend_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+%fn isend_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+%fn isend_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+%fn irecv_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
+%fn sendrecv_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+%fn sendrecv_replace_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+%fn mrecv_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
+%fn imrecv_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
+%fn psend_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+%fn psend_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+%fn psend_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+%fn psend_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+%fn precv_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
+%fn isendrecv_c nofortran if=HP_HAVE_MPI_ISENDRECV_C int MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+%fn isendrecv_replace_c nofortran if=HP_HAVE_MPI_ISENDRECV_C int MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 
 # ---- completion ----------------------------------------------------------------
 %class wait

@@ -10,6 +10,9 @@ usage:
       the point-to-point matrix has exactly these counts
   check_mpi.py applied REPORT.json MIN
       every rank applied at least MIN piggybacks (so messages carried them)
+  check_mpi.py untracked REPORT.json
+      no rank received a message without a piggyback (each message that
+      one side sent through the wrappers, the other received through them)
   check_mpi.py compare TRUTH.json INJECTED.json NOISE_FILE_T NOISE_FILE_I EXPECT_FILE
       parallel compensation of the injected run against the truth run (see
       e2e.sh scenarios): per rank, wall and waiting time compensated within
@@ -126,6 +129,15 @@ def cmd_applied(args):
         # piggybacks applied are not in the ranks list: read the site waits
         if r.get("piggyback_msgs", 0) < want:
             bad.append("rank %d sent %d messages with a piggyback, want >= %d" % (r["rank"], r.get("piggyback_msgs", 0), want))
+    return fail(bad)
+
+
+def cmd_untracked(args):
+    rep = load(args[0])
+    bad = ["rank %d received %d messages without a piggyback" % (r["rank"], r.get("untracked", 0))
+           for r in rep.get("ranks", []) if r.get("untracked", 0)]
+    if not rep.get("ranks"):
+        bad.append("no ranks list")
     return fail(bad)
 
 
@@ -274,7 +286,7 @@ def main():
     if len(sys.argv) < 3:
         print(__doc__)
         return 2
-    cmds = {"fields": cmd_fields, "sites": cmd_sites, "calls": cmd_calls, "matrix": cmd_matrix, "applied": cmd_applied,
+    cmds = {"fields": cmd_fields, "sites": cmd_sites, "calls": cmd_calls, "matrix": cmd_matrix, "applied": cmd_applied, "untracked": cmd_untracked,
             "compare": cmd_compare, "reordered": cmd_reordered, "wildcard": cmd_wildcard}
     if sys.argv[1] not in cmds:
         print(__doc__)

@@ -1,0 +1,300 @@
+/* mpi4: MPI-4's point-to-point entry points, whose results must be the same
+ * with and without hyprof: MPI_Isendrecv and MPI_Isendrecv_replace (a
+ * contiguous and a strided datatype, MPI_ANY_SOURCE, MPI_PROC_NULL, small
+ * and large messages, completed by Wait, a Test loop and Waitall), matched
+ * against plain Send/Recv on the other side; the large-count MPI_X_c calls
+ * (Send_c, Ssend_c, Bsend_c, Recv_c, Isend_c, Irecv_c, Sendrecv_c,
+ * Sendrecv_replace_c, Send_init_c, Recv_init_c, Mrecv_c, Imrecv_c,
+ * MPI_Get_count_c); partitioned communication (Psend_init, Precv_init,
+ * Pready, Parrived).  Every rank's lines are gathered to rank 0, which
+ * prints them in rank order.  Built where the MPI declares these (MPICH 4).
+ * Lines with "truth" check a result against what the program knows it must
+ * be (ok or BAD): MPICH 4.0 gets some of these wrong by itself (the status
+ * of MPI_Isendrecv is left empty; MPI_Isendrecv_replace with a derived
+ * datatype delivers wrong data, then MPI_Type_free fails an assertion), so
+ * a test compares the other lines with a plain run and wants the truth
+ * lines ok under hyprof's piggyback, which posts the halves itself.  The
+ * strided Isendrecv_replace runs only with HP_MPI4_STRIDED=1 (it aborts a
+ * plain MPICH 4.0 run).
+ * Usage: mpi4 [big]   big: also one message of INT_MAX + 16 chars (4 GB of
+ * memory per pair of ranks, a few seconds). */
+#include <limits.h>
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LINE 160
+#define MAXL 64
+
+static char out[MAXL][LINE];
+static int nout;
+
+static void say(const char *fmt, ...)
+{
+	if (nout == MAXL)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(out[nout++], LINE, fmt, ap);
+	va_end(ap);
+}
+
+static void truth(const char *what, int ok)
+{
+	say("truth %s: %s", what, ok ? "ok" : "BAD");
+}
+
+static long sum_int(const int *v, int n)
+{
+	long s = 0;
+	for (int i = 0; i < n; i++)
+		s = s * 31 + v[i];
+	return s;
+}
+
+static double sum_dbl(const double *v, int n)
+{
+	double s = 0;
+	for (int i = 0; i < n; i++)
+		s += v[i] * (i % 7 + 1);
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	MPI_Init(&argc, &argv);
+	int rank, size;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	int right = (rank + 1) % size, left = (rank + size - 1) % size;
+	MPI_Status st;
+	MPI_Request rq, rqs[4];
+
+	/* Isendrecv around the ring: 4 ints (packed piggyback), 5000 doubles
+	 * (struct piggyback) */
+	{
+		int s[4], r[4] = {0};
+		for (int i = 0; i < 4; i++)
+			s[i] = rank * 100 + i;
+		MPI_Isendrecv(s, 4, MPI_INT, right, 1, r, 4, MPI_INT, left, 1, MPI_COMM_WORLD, &rq);
+		MPI_Wait(&rq, &st);
+		int n;
+		MPI_Get_count(&st, MPI_INT, &n);
+		say("isendrecv small: sum %ld", sum_int(r, 4));
+		truth("isendrecv status", st.MPI_SOURCE == left && st.MPI_TAG == 1 && n == 4);
+		double *ds = malloc(5000 * sizeof(double)), *dr = calloc(5000, sizeof(double));
+		for (int i = 0; i < 5000; i++)
+			ds[i] = rank + i * 0.5;
+		MPI_Isendrecv(ds, 5000, MPI_DOUBLE, left, 2, dr, 5000, MPI_DOUBLE, MPI_ANY_SOURCE, 2,
+			      MPI_COMM_WORLD, &rq);
+		int flag = 0;
+		while (!flag)
+			MPI_Test(&rq, &flag, &st);
+		MPI_Get_count(&st, MPI_DOUBLE, &n);
+		say("isendrecv large any_source (Test): sum %.1f", sum_dbl(dr, 5000));
+		truth("isendrecv any_source status", st.MPI_SOURCE == right && n == 5000);
+		free(ds);
+		free(dr);
+	}
+	/* Isendrecv against plain Recv/Send: rank 0 Isendrecv with rank 1,
+	 * rank 1 plain Recv then Send */
+	if (size >= 2 && rank < 2) {
+		int v = 7000 + rank, w = -1;
+		if (rank == 0) {
+			MPI_Isendrecv(&v, 1, MPI_INT, 1, 3, &w, 1, MPI_INT, 1, 4, MPI_COMM_WORLD, &rq);
+			MPI_Wait(&rq, MPI_STATUS_IGNORE);
+		} else {
+			MPI_Recv(&w, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			MPI_Send(&v, 1, MPI_INT, 0, 4, MPI_COMM_WORLD);
+		}
+		say("isendrecv vs plain: got %d", w);
+	}
+	/* MPI_PROC_NULL on either half (a non-periodic line) */
+	{
+		int v = rank, w = -5;
+		int dst = rank + 1 < size ? rank + 1 : MPI_PROC_NULL, src = rank > 0 ? rank - 1 : MPI_PROC_NULL;
+		MPI_Isendrecv(&v, 1, MPI_INT, dst, 5, &w, 1, MPI_INT, src, 5, MPI_COMM_WORLD, &rq);
+		MPI_Wait(&rq, &st);
+		say("isendrecv line: got %d", w);
+		/* from MPI_PROC_NULL MPICH sets MPI_SOURCE 0 even for MPI_Irecv
+		 * (pmodels/mpich#6805): only the real source is checked */
+		if (src != MPI_PROC_NULL)
+			truth("isendrecv line status", st.MPI_SOURCE == src);
+	}
+	/* Isendrecv_replace: contiguous, two at once completed by Waitall;
+	 * every other int of 128 (strided) with HP_MPI4_STRIDED=1 */
+	{
+		int a[8], a2[8], b[128];
+		for (int i = 0; i < 8; i++) {
+			a[i] = rank * 10 + i;
+			a2[i] = rank * 20 + i;
+		}
+		MPI_Isendrecv_replace(a, 8, MPI_INT, right, 6, left, 6, MPI_COMM_WORLD, &rqs[0]);
+		MPI_Isendrecv_replace(a2, 8, MPI_INT, left, 7, right, 7, MPI_COMM_WORLD, &rqs[1]);
+		MPI_Status sts[2];
+		MPI_Waitall(2, rqs, sts);
+		say("isendrecv_replace: %ld %ld", sum_int(a, 8), sum_int(a2, 8));
+		int ok = 1;
+		for (int i = 0; i < 8; i++)
+			ok &= a[i] == left * 10 + i && a2[i] == right * 20 + i;
+		truth("isendrecv_replace data", ok);
+		const char *e = getenv("HP_MPI4_STRIDED");
+		if (e && *e == '1') {
+			for (int i = 0; i < 128; i++)
+				b[i] = rank * 1000 + i;
+			MPI_Datatype vec;
+			MPI_Type_vector(64, 1, 2, MPI_INT, &vec);
+			MPI_Type_commit(&vec);
+			MPI_Isendrecv_replace(b, 1, vec, left, 8, right, 8, MPI_COMM_WORLD, &rq);
+			int flag = 0;
+			while (!flag)
+				MPI_Test(&rq, &flag, &st);
+			int n;
+			MPI_Get_count(&st, vec, &n);
+			ok = n == 1 && st.MPI_SOURCE == right;
+			for (int i = 0; i < 128; i++)
+				ok &= b[i] == (i % 2 ? rank : right) * 1000 + i;
+			truth("isendrecv_replace strided", ok);
+			MPI_Type_free(&vec);
+		}
+	}
+	/* large-count calls with ordinary counts */
+	{
+		MPI_Count c;
+		int s[16], r[16] = {0};
+		for (int i = 0; i < 16; i++)
+			s[i] = rank + i * i;
+		MPI_Sendrecv_c(s, 16, MPI_INT, right, 10, r, 16, MPI_INT, left, 10, MPI_COMM_WORLD, &st);
+		MPI_Get_count_c(&st, MPI_INT, &c);
+		say("sendrecv_c: %ld count %lld", sum_int(r, 16), (long long)c);
+		MPI_Sendrecv_replace_c(s, 16, MPI_INT, right, 11, left, 11, MPI_COMM_WORLD, &st);
+		say("sendrecv_replace_c: %ld", sum_int(s, 16));
+		if (rank == 0) {
+			for (int p = 1; p < size; p++) {
+				MPI_Send_c(s, 3, MPI_INT, p, 12, MPI_COMM_WORLD);
+				MPI_Ssend_c(s, 16, MPI_INT, p, 13, MPI_COMM_WORLD);
+			}
+		} else {
+			MPI_Recv_c(r, 16, MPI_INT, 0, 12, MPI_COMM_WORLD, &st);
+			MPI_Get_count_c(&st, MPI_INT, &c);
+			say("send_c/recv_c: %ld count %lld", sum_int(r, 3), (long long)c);
+			MPI_Recv_c(r, 16, MPI_INT, 0, 13, MPI_COMM_WORLD, &st);
+			say("ssend_c: %ld", sum_int(r, 16));
+		}
+		/* buffered */
+		int bsz = 4096;
+		void *buf = malloc(bsz);
+		MPI_Buffer_attach(buf, bsz);
+		MPI_Bsend_c(s, 16, MPI_INT, right, 14, MPI_COMM_WORLD);
+		MPI_Recv(r, 16, MPI_INT, left, 14, MPI_COMM_WORLD, &st);
+		MPI_Buffer_detach(&buf, &bsz);
+		free(buf);
+		say("bsend_c: %ld", sum_int(r, 16));
+		/* non-blocking */
+		double ds[3000], dr[3000];
+		for (int i = 0; i < 3000; i++)
+			ds[i] = rank * 0.25 + i;
+		MPI_Irecv_c(dr, 3000, MPI_DOUBLE, left, 15, MPI_COMM_WORLD, &rqs[0]);
+		MPI_Isend_c(ds, 3000, MPI_DOUBLE, right, 15, MPI_COMM_WORLD, &rqs[1]);
+		MPI_Irecv_c(r, 16, MPI_INT, right, 16, MPI_COMM_WORLD, &rqs[2]);
+		MPI_Issend_c(s, 16, MPI_INT, left, 16, MPI_COMM_WORLD, &rqs[3]);
+		MPI_Status sts[4];
+		MPI_Waitall(4, rqs, sts);
+		MPI_Get_count_c(&sts[0], MPI_DOUBLE, &c);
+		say("isend_c/irecv_c: %.2f count %lld, %ld", sum_dbl(dr, 3000), (long long)c, sum_int(r, 16));
+		/* persistent, started twice */
+		MPI_Send_init_c(s, 16, MPI_INT, right, 17, MPI_COMM_WORLD, &rqs[0]);
+		MPI_Recv_init_c(r, 16, MPI_INT, left, 17, MPI_COMM_WORLD, &rqs[1]);
+		for (int k = 0; k < 2; k++) {
+			s[0] = 500 + k + rank;
+			MPI_Startall(2, rqs);
+			MPI_Waitall(2, rqs, MPI_STATUSES_IGNORE);
+			say("send_init_c round %d: %ld", k, sum_int(r, 16));
+		}
+		MPI_Request_free(&rqs[0]);
+		MPI_Request_free(&rqs[1]);
+		/* matched probes */
+		MPI_Send(s, 5, MPI_INT, right, 18, MPI_COMM_WORLD);
+		MPI_Message m;
+		MPI_Mprobe(left, 18, MPI_COMM_WORLD, &m, &st);
+		MPI_Get_count_c(&st, MPI_INT, &c);
+		MPI_Mrecv_c(r, c, MPI_INT, &m, &st);
+		say("mprobe/mrecv_c: %ld count %lld", sum_int(r, 5), (long long)c);
+		MPI_Send(s, 7, MPI_INT, right, 19, MPI_COMM_WORLD);
+		int flag = 0;
+		while (!flag)
+			MPI_Improbe(left, 19, MPI_COMM_WORLD, &flag, &m, &st);
+		MPI_Imrecv_c(r, 16, MPI_INT, &m, &rq);
+		MPI_Wait(&rq, &st);
+		MPI_Get_count_c(&st, MPI_INT, &c);
+		say("improbe/imrecv_c: %ld count %lld", sum_int(r, 7), (long long)c);
+		MPI_Isendrecv_c(s, 16, MPI_INT, right, 20, r, 16, MPI_INT, left, 20, MPI_COMM_WORLD, &rq);
+		MPI_Wait(&rq, MPI_STATUS_IGNORE);
+		say("isendrecv_c: %ld", sum_int(r, 16));
+		MPI_Isendrecv_replace_c(s, 16, MPI_INT, right, 21, left, 21, MPI_COMM_WORLD, &rq);
+		MPI_Wait(&rq, MPI_STATUS_IGNORE);
+		say("isendrecv_replace_c: %ld", sum_int(s, 16));
+	}
+	/* partitioned: 4 partitions of 8 ints, two rounds */
+	{
+		int s[32], r[32];
+		MPI_Request ps, pr;
+		MPI_Psend_init(s, 4, 8, MPI_INT, right, 30, MPI_COMM_WORLD, MPI_INFO_NULL, &ps);
+		MPI_Precv_init(r, 4, 8, MPI_INT, left, 30, MPI_COMM_WORLD, MPI_INFO_NULL, &pr);
+		for (int k = 0; k < 2; k++) {
+			for (int i = 0; i < 32; i++)
+				s[i] = rank * 100 + i + k;
+			memset(r, 0, sizeof(r));
+			MPI_Start(&pr);
+			MPI_Start(&ps);
+			for (int p = 3; p >= 0; p--)
+				MPI_Pready(p, ps);
+			int arrived = 0;
+			while (!arrived)
+				MPI_Parrived(pr, 3, &arrived);
+			MPI_Wait(&ps, MPI_STATUS_IGNORE);
+			MPI_Wait(&pr, MPI_STATUS_IGNORE);
+			say("partitioned round %d: %ld", k, sum_int(r, 32));
+		}
+		MPI_Request_free(&ps);
+		MPI_Request_free(&pr);
+	}
+	/* more than INT_MAX elements in one message */
+	if (argc > 1 && !strcmp(argv[1], "big") && size >= 2 && rank < 2) {
+		MPI_Count n = (MPI_Count)INT_MAX + 16;
+		char *b = malloc((size_t)n);
+		if (!b) {
+			say("big: no memory");
+		} else if (rank == 0) {
+			memset(b, 'a', (size_t)n);
+			b[n - 1] = 'z';
+			MPI_Send_c(b, n, MPI_CHAR, 1, 40, MPI_COMM_WORLD);
+			say("big: sent %lld", (long long)n);
+		} else {
+			memset(b, 0, (size_t)n);
+			MPI_Count c;
+			MPI_Recv_c(b, n, MPI_CHAR, 0, 40, MPI_COMM_WORLD, &st);
+			MPI_Get_count_c(&st, MPI_CHAR, &c);
+			say("big: count %lld first %c last %c", (long long)c, b[0], b[n - 1]);
+		}
+		free(b);
+	}
+
+	/* every rank's lines, in rank order */
+	char *all = rank == 0 ? malloc((size_t)size * MAXL * LINE) : NULL;
+	int *counts = rank == 0 ? malloc((size_t)size * sizeof(int)) : NULL;
+	MPI_Gather(&nout, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	MPI_Gather(out, MAXL * LINE, MPI_CHAR, all, MAXL * LINE, MPI_CHAR, 0, MPI_COMM_WORLD);
+	if (rank == 0) {
+		for (int p = 0; p < size; p++)
+			for (int i = 0; i < counts[p]; i++)
+				printf("rank %d: %s\n", p, all + ((size_t)p * MAXL + i) * LINE);
+		printf("done %d ranks\n", size);
+		free(all);
+		free(counts);
+	}
+	MPI_Finalize();
+	return 0;
+}
