@@ -112,8 +112,6 @@ def parse(path):
                     cur += ch
                 if cur.strip():
                     params.append(Param(cur, lineno))
-            if cond and not nofort:
-                raise TemplateError('line %d: if= needs nofortran' % lineno)
             fns.append(Fn(cls, not nofort, ret, name, params, lineno, cond))
             continue
         raise TemplateError('line %d: unexpected %r' % (lineno, line))
@@ -329,9 +327,9 @@ def main(argv):
             c.append('\treturn hpw_%s(__builtin_return_address(0)%s);'
                      % (f.name, (', ' + f.args()) if f.params else ''))
             c += ['}', '']
-            if f.cond:
-                c += ['#endif', '']
             if not (with_fortran and f.fortran):
+                if f.cond:
+                    c += ['#endif', '']
                 continue
             fparams, pre, args, post = fortran(f)
             lname = f.name.lower()
@@ -350,6 +348,8 @@ def main(argv):
             for alias in (lname, lname + '_', lname + '__', f.name.upper(), lname + '_f08_'):
                 c.append('HP_FORTRAN_ALIAS(%s, %s);' % (fname, alias))
             c.append('#endif')
+            if f.cond:
+                c.append('#endif')
             c.append('')
         write_if_changed(os.path.join(outdir, 'wrappers.c'), '\n'.join(c))
     except TemplateError as e:

@@ -139,7 +139,10 @@
 %fn buffer_attach int MPI_Buffer_attach(void *buffer, int size)
 %fn buffer_detach int MPI_Buffer_detach(void *buffer_addr /*detach*/, int *size)
 
-# MPI-4, where the MPI has it (MPICH 4; Open MPI 4.1 has none of these).
+# MPI-4, where the MPI has it (MPICH 4; Open MPI 4.1 has none of these,
+# Open MPI 5 Isendrecv and partitioned, whose Fortran bindings call PMPI_:
+# the Isendrecv ones get Fortran entry points; MPI_Count has no Fortran
+# conversion here, so the others are C only).
 # Isendrecv(_replace): one request, each half with its piggyback (p2p.c).
 # Partitioned: no piggyback on either side (p2p.c says why).  Large counts:
 # through the int-count classes (bigcount.c).  Without these wrappers a
@@ -193,8 +196,8 @@
 	rc = hp_w_isendrecv_replace_c(&c, {{pmpi_int}}, {{args}});
 %end
 
-%fn isendrecv nofortran if=HP_HAVE_MPI_ISENDRECV int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
-%fn isendrecv_replace nofortran if=HP_HAVE_MPI_ISENDRECV int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+%fn isendrecv if=HP_HAVE_MPI_ISENDRECV int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+%fn isendrecv_replace if=HP_HAVE_MPI_ISENDRECV int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 %fn psend_part nofortran if=HP_HAVE_MPI_PARTITIONED int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 %fn precv_part nofortran if=HP_HAVE_MPI_PARTITIONED int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 %fn send_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)

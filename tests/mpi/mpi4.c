@@ -123,6 +123,55 @@ int main(int argc, char **argv)
 		if (src != MPI_PROC_NULL)
 			truth("isendrecv line status", st.MPI_SOURCE == src);
 	}
+	/* An Isendrecv whose receive half is done long before its send half
+	 * (16 MB, which the peer receives 0.2 s later): each Test kind must
+	 * leave it pending until the send half is done too. */
+	if (size >= 2 && rank < 2) {
+		const int big = 2 << 20;
+		double *d = malloc(big * sizeof(double));
+		for (int i = 0; i < big; i++)
+			d[i] = i;
+		for (int how = 0; how < 3; how++) {
+			int v = 1, w = 0;
+			if (rank == 0) {
+				double t0 = MPI_Wtime();
+				MPI_Isendrecv(d, big, MPI_DOUBLE, 1, 50, &w, 1, MPI_INT, 1, 51, MPI_COMM_WORLD, &rq);
+				int flag = 0, idx = -1, outc = 0;
+				double longest = 0;
+				while (!flag) {
+					double c0 = MPI_Wtime();
+					if (how == 0) {
+						MPI_Request_get_status(rq, &flag, MPI_STATUS_IGNORE);
+						if (flag)
+							MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);
+					} else if (how == 1) {
+						MPI_Testany(1, &rq, &idx, &flag, MPI_STATUS_IGNORE);
+					} else {
+						MPI_Testsome(1, &rq, &outc, &idx, MPI_STATUSES_IGNORE);
+						flag = outc == 1;
+					}
+					if (MPI_Wtime() - c0 > longest)
+						longest = MPI_Wtime() - c0;
+				}
+				double t = MPI_Wtime() - t0;
+				/* a Test call that waited for the send half would take
+				 * most of the 0.2 s */
+				say("isendrecv %s: pending until the peer received: %s, each call returned at once: %s "
+				    "(w %d, request %s)",
+				    how == 0 ? "get_status/test" : how == 1 ? "testany" : "testsome",
+				    t > 0.15 ? "yes" : "no", longest < 0.1 ? "yes" : "no", w,
+				    rq == MPI_REQUEST_NULL ? "null" : "set");
+			} else {
+				MPI_Send(&v, 1, MPI_INT, 0, 51, MPI_COMM_WORLD);
+				double t0 = MPI_Wtime();
+				while (MPI_Wtime() - t0 < 0.2)
+					;
+				MPI_Recv(d, big, MPI_DOUBLE, 0, 50, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+				say("isendrecv peer %d: %.0f", how, d[big - 1]);
+			}
+		}
+		free(d);
+	}
 	/* Isendrecv_replace: contiguous, two at once completed by Waitall;
 	 * every other int of 128 (strided) with HP_MPI4_STRIDED=1 */
 	{
