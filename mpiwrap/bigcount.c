@@ -73,133 +73,97 @@ static void big_keep(struct big *b, int rc, MPI_Request req)
 	big_done(b);
 }
 
+/* The body of a large-count entry point: `call` is its twin's wrapper
+ * with the count and type in b_.n, b_.t; `after` frees or keeps the type
+ * (rc_ is the call's result). */
+#define BIG(count, dt, call, after)                                                              \
+	do {                                                                                     \
+		struct big b_;                                                                   \
+		int rc_ = big_in(count, dt, &b_);                                                \
+		if (rc_ != MPI_SUCCESS)                                                          \
+			return rc_;                                                              \
+		rc_ = call;                                                                      \
+		after;                                                                           \
+		return rc_;                                                                      \
+	} while (0)
+
 int hp_w_send_c(struct hp_call *c, __typeof__(&PMPI_Send) pmpi, const void *buf, MPI_Count count,
 		MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-	struct big b;
-	int rc = big_in(count, datatype, &b);
-	if (rc != MPI_SUCCESS)
-		return rc;
-	rc = hp_w_send(c, pmpi, buf, b.n, b.t, dest, tag, comm);
-	big_done(&b);
-	return rc;
+	BIG(count, datatype, hp_w_send(c, pmpi, buf, b_.n, b_.t, dest, tag, comm), big_done(&b_));
 }
 
 int hp_w_recv_c(struct hp_call *c, __typeof__(&PMPI_Recv) pmpi, void *buf, MPI_Count count,
 		MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-	struct big b;
-	int rc = big_in(count, datatype, &b);
-	if (rc != MPI_SUCCESS)
-		return rc;
-	rc = hp_w_recv(c, pmpi, buf, b.n, b.t, source, tag, comm, status);
-	big_done(&b);
-	return rc;
+	BIG(count, datatype, hp_w_recv(c, pmpi, buf, b_.n, b_.t, source, tag, comm, status), big_done(&b_));
 }
 
 int hp_w_isend_c(struct hp_call *c, __typeof__(&PMPI_Isend) pmpi, const void *buf, MPI_Count count,
 		 MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-	struct big b;
-	int rc = big_in(count, datatype, &b);
-	if (rc != MPI_SUCCESS)
-		return rc;
-	rc = hp_w_isend(c, pmpi, buf, b.n, b.t, dest, tag, comm, request);
-	big_keep(&b, rc, *request);
-	return rc;
+	BIG(count, datatype, hp_w_isend(c, pmpi, buf, b_.n, b_.t, dest, tag, comm, request),
+	    big_keep(&b_, rc_, *request));
 }
 
 int hp_w_irecv_c(struct hp_call *c, __typeof__(&PMPI_Irecv) pmpi, void *buf, MPI_Count count,
 		 MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-	struct big b;
-	int rc = big_in(count, datatype, &b);
-	if (rc != MPI_SUCCESS)
-		return rc;
-	rc = hp_w_irecv(c, pmpi, buf, b.n, b.t, source, tag, comm, request);
-	big_keep(&b, rc, *request);
-	return rc;
+	BIG(count, datatype, hp_w_irecv(c, pmpi, buf, b_.n, b_.t, source, tag, comm, request),
+	    big_keep(&b_, rc_, *request));
 }
 
 int hp_w_psend_c(struct hp_call *c, __typeof__(&PMPI_Send_init) pmpi, const void *buf, MPI_Count count,
 		 MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-	struct big b;
-	int rc = big_in(count, datatype, &b);
-	if (rc != MPI_SUCCESS)
-		return rc;
-	rc = hp_w_psend(c, pmpi, buf, b.n, b.t, dest, tag, comm, request);
-	big_keep(&b, rc, *request);
-	return rc;
+	BIG(count, datatype, hp_w_psend(c, pmpi, buf, b_.n, b_.t, dest, tag, comm, request),
+	    big_keep(&b_, rc_, *request));
 }
 
 int hp_w_precv_c(struct hp_call *c, __typeof__(&PMPI_Recv_init) pmpi, void *buf, MPI_Count count,
 		 MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-	struct big b;
-	int rc = big_in(count, datatype, &b);
-	if (rc != MPI_SUCCESS)
-		return rc;
-	rc = hp_w_precv(c, pmpi, buf, b.n, b.t, source, tag, comm, request);
-	big_keep(&b, rc, *request);
-	return rc;
+	BIG(count, datatype, hp_w_precv(c, pmpi, buf, b_.n, b_.t, source, tag, comm, request),
+	    big_keep(&b_, rc_, *request));
 }
 
 int hp_w_mrecv_c(struct hp_call *c, __typeof__(&PMPI_Mrecv) pmpi, void *buf, MPI_Count count,
 		 MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
-	struct big b;
-	int rc = big_in(count, datatype, &b);
-	if (rc != MPI_SUCCESS)
-		return rc;
-	rc = hp_w_mrecv(c, pmpi, buf, b.n, b.t, message, status);
-	big_done(&b);
-	return rc;
+	BIG(count, datatype, hp_w_mrecv(c, pmpi, buf, b_.n, b_.t, message, status), big_done(&b_));
 }
 
 int hp_w_imrecv_c(struct hp_call *c, __typeof__(&PMPI_Imrecv) pmpi, void *buf, MPI_Count count,
 		  MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
-	struct big b;
-	int rc = big_in(count, datatype, &b);
-	if (rc != MPI_SUCCESS)
-		return rc;
-	rc = hp_w_imrecv(c, pmpi, buf, b.n, b.t, message, request);
-	big_keep(&b, rc, *request);
-	return rc;
-}
-
-int hp_w_sendrecv_c(struct hp_call *c, __typeof__(&PMPI_Sendrecv) pmpi, const void *sendbuf,
-		    MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
-		    MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
-		    MPI_Status *status)
-{
-	struct big s, r;
-	int rc = big_in(sendcount, sendtype, &s);
-	if (rc != MPI_SUCCESS)
-		return rc;
-	if ((rc = big_in(recvcount, recvtype, &r)) != MPI_SUCCESS) {
-		big_done(&s);
-		return rc;
-	}
-	rc = hp_w_sendrecv(c, pmpi, sendbuf, s.n, s.t, dest, sendtag, recvbuf, r.n, r.t, source, recvtag,
-			   comm, status);
-	big_done(&s);
-	big_done(&r);
-	return rc;
+	BIG(count, datatype, hp_w_imrecv(c, pmpi, buf, b_.n, b_.t, message, request),
+	    big_keep(&b_, rc_, *request));
 }
 
 int hp_w_sendrecv_replace_c(struct hp_call *c, __typeof__(&PMPI_Sendrecv_replace) pmpi, void *buf,
 			    MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
 			    int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-	struct big b;
-	int rc = big_in(count, datatype, &b);
+	BIG(count, datatype,
+	    hp_w_sendrecv_replace(c, pmpi, buf, b_.n, b_.t, dest, sendtag, source, recvtag, comm, status),
+	    big_done(&b_));
+}
+
+/* Two counts: the send half's type is done with once posted (its data was
+ * staged or its struct type built), the receive half's as above. */
+int hp_w_sendrecv_c(struct hp_call *c, __typeof__(&PMPI_Sendrecv) pmpi, const void *sendbuf,
+		    MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+		    MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+		    MPI_Status *status)
+{
+	struct big s;
+	int rc = big_in(sendcount, sendtype, &s);
 	if (rc != MPI_SUCCESS)
 		return rc;
-	rc = hp_w_sendrecv_replace(c, pmpi, buf, b.n, b.t, dest, sendtag, source, recvtag, comm, status);
-	big_done(&b);
-	return rc;
+	BIG(recvcount, recvtype,
+	    hp_w_sendrecv(c, pmpi, sendbuf, s.n, s.t, dest, sendtag, recvbuf, b_.n, b_.t, source, recvtag,
+			  comm, status),
+	    (big_done(&s), big_done(&b_)));
 }
 
 #if defined(HP_HAVE_MPI_ISENDRECV)
@@ -208,33 +172,23 @@ int hp_w_isendrecv_c(struct hp_call *c, __typeof__(&PMPI_Isendrecv) pmpi, const 
 		     MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
 		     MPI_Request *request)
 {
-	struct big s, r;
+	struct big s;
 	int rc = big_in(sendcount, sendtype, &s);
 	if (rc != MPI_SUCCESS)
 		return rc;
-	if ((rc = big_in(recvcount, recvtype, &r)) != MPI_SUCCESS) {
-		big_done(&s);
-		return rc;
-	}
-	rc = hp_w_isendrecv(c, pmpi, sendbuf, s.n, s.t, dest, sendtag, recvbuf, r.n, r.t, source, recvtag,
-			    comm, request);
-	/* the send half was staged or its struct type built at the post */
-	big_done(&s);
-	big_keep(&r, rc, *request);
-	return rc;
+	BIG(recvcount, recvtype,
+	    hp_w_isendrecv(c, pmpi, sendbuf, s.n, s.t, dest, sendtag, recvbuf, b_.n, b_.t, source, recvtag,
+			   comm, request),
+	    (big_done(&s), big_keep(&b_, rc_, *request)));
 }
 
 int hp_w_isendrecv_replace_c(struct hp_call *c, __typeof__(&PMPI_Isendrecv_replace) pmpi, void *buf,
 			     MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
 			     int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-	struct big b;
-	int rc = big_in(count, datatype, &b);
-	if (rc != MPI_SUCCESS)
-		return rc;
-	rc = hp_w_isendrecv_replace(c, pmpi, buf, b.n, b.t, dest, sendtag, source, recvtag, comm, request);
-	big_keep(&b, rc, *request);
-	return rc;
+	BIG(count, datatype,
+	    hp_w_isendrecv_replace(c, pmpi, buf, b_.n, b_.t, dest, sendtag, source, recvtag, comm, request),
+	    big_keep(&b_, rc_, *request));
 }
 #endif
 

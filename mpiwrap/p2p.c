@@ -1002,14 +1002,26 @@ static struct hp_req *isendrecv_half(struct hp_req *r, uint64_t sbytes)
 	return h;
 }
 
-/* The receive first (a message to oneself matches it), then the send. */
-static int isendrecv_post(struct hp_call *c, struct hp_req *r, const void *sb, int sn, MPI_Datatype stt,
-			  int dest, int sendtag, void *rb, int rn, MPI_Datatype rt, int source, int recvtag,
-			  MPI_Comm comm, MPI_Request *request)
+/* After both halves are staged (rc: how that went): the receive first (a
+ * message to oneself matches it), then the send; the user's request is the
+ * receive's. */
+struct half_msg {
+	const void *b;
+	int n;
+	MPI_Datatype t;
+};
+
+static int isendrecv_post(struct hp_call *c, struct hp_req *r, int rc, const struct half_msg *s, int dest,
+			  int sendtag, const struct half_msg *v, int source, int recvtag, MPI_Comm comm,
+			  MPI_Request *request, const struct hp_comm *cm, uint64_t sbytes)
 {
-	int rc = PMPI_Irecv(rb, rn, rt, source, recvtag, comm, request);
+	if (rc != MPI_SUCCESS) {
+		hp_req_done(r);
+		return rc;
+	}
+	rc = PMPI_Irecv((void *)(uintptr_t)v->b, v->n, v->t, source, recvtag, comm, request);
 	if (rc == MPI_SUCCESS) {
-		rc = PMPI_Isend(sb, sn, stt, dest, sendtag, comm, &r->half_req);
+		rc = PMPI_Isend(s->b, s->n, s->t, dest, sendtag, comm, &r->half_req);
 		if (rc != MPI_SUCCESS) {
 			r->half_req = MPI_REQUEST_NULL;
 			PMPI_Cancel(request);
@@ -1018,6 +1030,7 @@ static int isendrecv_post(struct hp_call *c, struct hp_req *r, const void *sb, i
 	}
 	hp_call_t2(c);
 	hp_req_track(c, r, rc, *request);
+	send_stats(c, comm, cm, dest, sbytes);
 	return rc;
 }
 
@@ -1049,29 +1062,22 @@ int hp_w_isendrecv(struct hp_call *c, __typeof__(&PMPI_Isendrecv) pmpi, const vo
 		send_stats(c, comm, cm, dest, sbytes);
 		return rc;
 	}
-	const void *sb = sendbuf;
-	int sn = sendcount;
-	MPI_Datatype stt = sendtype;
+	struct half_msg sm = {sendbuf, sendcount, sendtype};
 	void *rb = recvbuf;
 	int rn = recvcount;
 	MPI_Datatype rt = recvtype;
 	rc = MPI_SUCCESS;
 	if (dest != MPI_PROC_NULL) {
 		struct hp_req *h = isendrecv_half(r, sbytes);
-		rc = h ? post_send(c, h, ti, sendbuf, sendcount, sendtype, &sb, &sn, &stt) : MPI_ERR_NO_MEM;
+		rc = h ? post_send(c, h, ti, sendbuf, sendcount, sendtype, &sm.b, &sm.n, &sm.t) : MPI_ERR_NO_MEM;
 	}
 	/* the send half's struct type may be a cached one: the receive half
 	 * must not evict it before the call */
 	if (rc == MPI_SUCCESS && source != MPI_PROC_NULL)
 		rc = post_recv(c, r, recvbuf, recvcount, recvtype, !(r->half && r->half->scheme == HP_SCH_STRUCT),
 			       &rb, &rn, &rt);
-	if (rc != MPI_SUCCESS) {
-		hp_req_done(r);
-		return rc;
-	}
-	rc = isendrecv_post(c, r, sb, sn, stt, dest, sendtag, rb, rn, rt, source, recvtag, comm, request);
-	send_stats(c, comm, cm, dest, sbytes);
-	return rc;
+	struct half_msg rm = {rb, rn, rt};
+	return isendrecv_post(c, r, rc, &sm, dest, sendtag, &rm, source, recvtag, comm, request, cm, sbytes);
 }
 
 int hp_w_isendrecv_replace(struct hp_call *c, __typeof__(&PMPI_Isendrecv_replace) pmpi, void *buf,
@@ -1097,8 +1103,7 @@ int hp_w_isendrecv_replace(struct hp_call *c, __typeof__(&PMPI_Isendrecv_replace
 	/* As Sendrecv_replace: the outgoing data is packed (MPI_Pack: any
 	 * datatype) behind its piggyback into the send half's stage at the
 	 * post, and the incoming message is received into the buffer. */
-	const void *sb = NULL;
-	int sn = 0;
+	struct half_msg sm = {NULL, 0, MPI_PACKED};
 	rc = MPI_SUCCESS;
 	if (dest != MPI_PROC_NULL) {
 		int psize = 0;
@@ -1120,8 +1125,8 @@ int hp_w_isendrecv_replace(struct hp_call *c, __typeof__(&PMPI_Isendrecv_replace
 			mt->tot.pb_msgs++;
 			mt->tot.packed++;
 			hp_charge_pb(c, cost);
-			sb = out;
-			sn = pos;
+			sm.b = out;
+			sm.n = pos;
 		}
 	}
 	void *rb = buf;
@@ -1129,13 +1134,8 @@ int hp_w_isendrecv_replace(struct hp_call *c, __typeof__(&PMPI_Isendrecv_replace
 	MPI_Datatype rt = datatype;
 	if (rc == MPI_SUCCESS && source != MPI_PROC_NULL)
 		rc = post_recv(c, r, buf, count, datatype, 1, &rb, &rn, &rt);
-	if (rc != MPI_SUCCESS) {
-		hp_req_done(r);
-		return rc;
-	}
-	rc = isendrecv_post(c, r, sb, sn, MPI_PACKED, dest, sendtag, rb, rn, rt, source, recvtag, comm, request);
-	send_stats(c, comm, cm, dest, sbytes);
-	return rc;
+	struct half_msg rm = {rb, rn, rt};
+	return isendrecv_post(c, r, rc, &sm, dest, sendtag, &rm, source, recvtag, comm, request, cm, sbytes);
 }
 #endif
 
@@ -1145,15 +1145,19 @@ int hp_w_isendrecv_replace(struct hp_call *c, __typeof__(&PMPI_Isendrecv_replace
  * front of them; both sides pass through here, so neither expects one.
  * The statistics count the channel at its set-up (calls, bytes of one
  * transfer, the peer); its waiting is in the Wait/Test that completes it. */
+static uint64_t part_bytes(struct hp_call *c, int partitions, MPI_Count count, MPI_Datatype datatype)
+{
+	const struct hp_typeinfo *ti = hp_typeinfo(c->mt, datatype);
+	return partitions > 0 && count > 0 ? (uint64_t)partitions * (uint64_t)count * (uint64_t)ti->size : 0;
+}
+
 int hp_w_psend_part(struct hp_call *c, __typeof__(&PMPI_Psend_init) pmpi, const void *buf, int partitions,
 		    MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info,
 		    MPI_Request *request)
 {
-	const struct hp_typeinfo *ti = hp_typeinfo(c->mt, datatype);
 	int rc = pmpi(buf, partitions, count, datatype, dest, tag, comm, info, request);
 	hp_call_t2(c);
-	uint64_t bytes = partitions > 0 && count > 0 ? (uint64_t)partitions * (uint64_t)count * (uint64_t)ti->size : 0;
-	send_stats(c, comm, NULL, dest, bytes);
+	send_stats(c, comm, NULL, dest, part_bytes(c, partitions, count, datatype));
 	return rc;
 }
 
@@ -1161,11 +1165,9 @@ int hp_w_precv_part(struct hp_call *c, __typeof__(&PMPI_Precv_init) pmpi, void *
 		    MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info,
 		    MPI_Request *request)
 {
-	const struct hp_typeinfo *ti = hp_typeinfo(c->mt, datatype);
 	int rc = pmpi(buf, partitions, count, datatype, source, tag, comm, info, request);
 	hp_call_t2(c);
-	uint64_t bytes = partitions > 0 && count > 0 ? (uint64_t)partitions * (uint64_t)count * (uint64_t)ti->size : 0;
-	recv_stats(c, comm, NULL, source, bytes);
+	recv_stats(c, comm, NULL, source, part_bytes(c, partitions, count, datatype));
 	return rc;
 }
 #endif
