@@ -9,7 +9,7 @@
  * One process-wide open-addressing table keyed by the handle value:
  * lookups are lock-free (entries are published with a release store and
  * never change afterwards), inserts take a mutex (communicators are created
- * rarely).  MPI_Comm_free marks the entry dead, so a handle value reused
+ * rarely).  MPI_Comm_free and MPI_Comm_disconnect mark the entry dead, so a handle value reused
  * for a new communicator gets a new entry.  Communicators created by calls
  * hyprof does not wrap are added on first use.
  *

@@ -483,4 +483,7 @@
 %fn cart_create int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[] /*logicals*/, int reorder /*logical*/, MPI_Comm *comm_cart)
 %fn cart_sub    int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[] /*logicals*/, MPI_Comm *newcomm)
 %fn comm_free   int MPI_Comm_free(MPI_Comm *comm /*inout*/)
+# its handle value may come back for the next communicator, which must not
+# inherit the disconnected one's record (another world: no piggyback)
+%fn comm_free   int MPI_Comm_disconnect(MPI_Comm *comm /*inout*/)
 %fn type_free   int MPI_Type_free(MPI_Datatype *datatype /*inout*/)

@@ -134,6 +134,21 @@ int main(int argc, char **argv)
 	}
 	MPI_Comm_free(&merged);
 	MPI_Comm_disconnect(&inter);
+	/* communicators made after the disconnect may get its handle value
+	 * back: their messages are within the parents' world again */
+	if (!child && size > 1) {
+		MPI_Comm d[3];
+		for (int i = 0; i < 3; i++)
+			MPI_Comm_dup(MPI_COMM_WORLD, &d[i]);
+		for (int i = 0; i < 3; i++) {
+			int x = rank * 5 + i, y = -1;
+			MPI_Sendrecv(&x, 1, MPI_INT, (rank + 1) % size, 8, &y, 1, MPI_INT, (rank + size - 1) % size, 8,
+				     d[i], MPI_STATUS_IGNORE);
+			printf("parent %d after the disconnect got %d\n", rank, y);
+		}
+		for (int i = 0; i < 3; i++)
+			MPI_Comm_free(&d[i]);
+	}
 	MPI_Finalize();
 	return 0;
 }
