@@ -8,11 +8,13 @@
 # recorded in each profile) is what 200x the samples really cost: the timer interrupts, the signals' delivery, the
 # handler and the caches they disturb.  It must lie in
 #     [low(fast) - high(slow), high(fast) - low(slow)]
-# within 3% of the CPU time or a quarter of the cost, whichever is larger
-# (the loop's own CPU time varies that much between runs on a loaded VM).
-# A range built from a self-signal round trip alone (2-3 us where a whole
-# sample costs 9-10 us on a VM) held a third of it: 0.119 s timed against
-# 0.032..0.043 s.
+# within 3% of the CPU time or 40% of the cost, whichever is larger (the
+# loop's own CPU time varies that much between runs on a loaded VM, and the
+# per-sample cost the run measures at its start moves with the host: with a
+# quarter, 1 run in ~10 of a parallel ctest missed, e.g. 0.0525 s timed
+# against 0.0663..0.0703 s).  A range built from a self-signal round trip
+# alone (2-3 us where a whole sample costs 9-10 us on a VM) held a third of
+# it: 0.119 s timed against 0.032..0.043 s, which still fails by far.
 . "$(dirname "$0")/common.sh"
 BIN=$HYPROF_TEST_BIN/split
 run() { # name freq
@@ -40,7 +42,7 @@ pair = lambda kf, ks: statistics.median(f[kf] - s[ks] for f, s in zip(fast, slow
 real = pair("cpu_time", "cpu_time")
 lo = pair("low", "high")
 hi = pair("high", "low")
-tol = max(0.03 * med(slow, "cpu_time"), 0.25 * real)
+tol = max(0.03 * med(slow, "cpu_time"), 0.40 * real)
 n = statistics.median(c["samples_taken"] for c in fast)
 ok = real > 0.02 * med(slow, "cpu_time") and lo - tol <= real <= hi + tol
 print("%s 20 kHz sampling cost %.4f s (%.1f us per sample over %d samples) inside [%.4f, %.4f] s +- %.4f"
