@@ -63,7 +63,10 @@ static void retire(struct hp_req_claim *cl)
 		PMPI_Wait(&r->half_req, MPI_STATUS_IGNORE);
 	if (r->kind == HP_RQ_COLL && r->xreq != MPI_REQUEST_NULL)
 		PMPI_Wait(&r->xreq, MPI_STATUS_IGNORE); /* completed in error: the exchange still ends */
-	hp_req_done(r);
+	if (HP_LIKELY(!r->half && !r->st_owned && r->big == MPI_DATATYPE_NULL))
+		hp_req_free(r); /* owns nothing more (hp_req_done's common case) */
+	else
+		hp_req_done(r);
 }
 
 /* A receive request completed with status st: data, status, statistics;
@@ -610,12 +613,13 @@ int hp_w_request_free(struct hp_call *c, __typeof__(&PMPI_Request_free) pmpi, MP
 				PMPI_Type_free(&r->st);
 			if (r->big != MPI_DATATYPE_NULL)
 				hp_type_free_own(&r->big);
-			if (!r->active || r->scheme == HP_SCH_NONE)
+			if ((!r->active || r->scheme == HP_SCH_NONE) && r->half_req == MPI_REQUEST_NULL)
 				hp_req_done(r);
 			/* else: an active request (struct scheme, or persistent and
-			 * started, or packed when no orphan could be allocated) whose
-			 * piggyback slot or staging buffer is part of a message still
-			 * in flight: the object is left allocated */
+			 * started, or packed or an Isendrecv's send half when no
+			 * orphan could be allocated) whose piggyback slot or staging
+			 * buffer is part of a message still in flight: the object is
+			 * left allocated */
 		} else {
 			hp_req_unclaim(&cl);
 		}

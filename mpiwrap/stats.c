@@ -63,15 +63,19 @@ static uint32_t capture_path(struct hp_mt *mt, uintptr_t ra, uint64_t *path)
 	return d;
 }
 
+/* m: the call's memo set (both missed): a site found goes first, the first
+ * one second. */
 struct hp_site *hp_site_find(struct hp_call *c, uint32_t ctx, struct hp_site_memo *m)
 {
 	struct hp_mt *mt = c->mt;
+	struct hp_site_memo prev = m[0];
 	uint64_t key = hp_site_key(c->fn, (uintptr_t)c->ra, ctx);
 	uint32_t h = (uint32_t)(key >> 20);
 	for (uint32_t i = 0; i < 32; i++) {
 		struct hp_site *s = &mt->sites[(h + i) & (HP_SITES - 1)];
 		if (HP_LIKELY(s->key == key)) {
-			*m = (struct hp_site_memo){(uintptr_t)c->ra, c->fn, ctx, s};
+			m[1] = prev;
+			m[0] = (struct hp_site_memo){(uintptr_t)c->ra, c->fn, ctx, s};
 			c->site = s;
 			return s;
 		}
@@ -188,13 +192,17 @@ static struct hp_speer *speer_lookup(struct hp_mt *mt, uint64_t site_key, int pe
  * own last-peer cache); a record never moves. */
 static struct hp_speer *speer_find(struct hp_mt *mt, uint64_t site_key, int peer, int dir)
 {
-	struct hp_speer_memo *m = &mt->pmemo[(site_key ^ (uint64_t)(uint32_t)peer * 2 ^ (uint64_t)dir) &
-					    (HP_SPEER_MEMO - 1)];
-	if (HP_LIKELY(m->p && m->site == site_key && m->peer == peer && m->dir == dir))
-		return m->p;
+	struct hp_speer_memo *m = &mt->pmemo[2 * ((site_key ^ (uint64_t)(uint32_t)peer * 2 ^ (uint64_t)dir) &
+						 (HP_SPEER_MEMO / 2 - 1))];
+	for (int w = 0; w < 2; w++)
+		if (HP_LIKELY(m[w].p && m[w].site == site_key && m[w].peer == peer && m[w].dir == dir))
+			return m[w].p;
+	struct hp_speer_memo prev = m[0];
 	struct hp_speer *p = speer_lookup(mt, site_key, peer, dir);
-	if (p)
-		*m = (struct hp_speer_memo){site_key, peer, dir, p};
+	if (p) {
+		m[1] = prev;
+		m[0] = (struct hp_speer_memo){site_key, peer, dir, p};
+	}
 	return p;
 }
 
