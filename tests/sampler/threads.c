@@ -10,9 +10,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "work.h"
 
 static unsigned long n2;
@@ -20,21 +18,8 @@ static unsigned long n2;
 __attribute__((noinline)) void work1(void) { spin(2 * n2); }
 __attribute__((noinline)) void work2(void) { spin(n2); }
 
-static void report_cpu(const char *who)
-{
-	const char *path = getenv("HP_TEST_CPU");
-	struct timespec ts;
-	if (!path || clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		return;
-	FILE *f = fopen(path, "a");
-	if (!f)
-		return;
-	fprintf(f, "%s %lld\n", who, (long long)ts.tv_sec * 1000000000ll + ts.tv_nsec);
-	fclose(f);
-}
-
-static void *t1(void *p) { (void)p; work1(); report_cpu("work1"); return NULL; }
-static void *t2(void *p) { (void)p; work2(); report_cpu("work2"); pthread_exit(NULL); }
+static void *t1(void *p) { (void)p; work1(); cpu_note("work1", cpu_now()); return NULL; }
+static void *t2(void *p) { (void)p; work2(); cpu_note("work2", cpu_now()); pthread_exit(NULL); }
 
 int main(int argc, char **argv)
 {
