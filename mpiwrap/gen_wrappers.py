@@ -133,9 +133,16 @@ def parse(path):
     return classes, fns
 
 
+TWIN_CLASS = {}  # function name -> its class (for {{twin}})
+
+
 def expand(body, f):
     out = []
     for line in body:
+        if '{{twin}}' in line:
+            if f.int_name not in TWIN_CLASS:
+                raise TemplateError('line %d: {{twin}}: %s is not wrapped' % (f.lineno, f.int_name))
+            line = line.replace('{{twin}}', 'hp_w_' + TWIN_CLASS[f.int_name])
         if '{{pmpi_int}}' in line:
             line = line.replace('{{pmpi_int}}', 'P' + f.int_name)
         line = (line.replace('{{pmpi}}', 'P' + f.name)
@@ -261,6 +268,7 @@ def main(argv):
     with_fortran = '--no-fortran' not in argv[3:]
     try:
         classes, fns = parse(tpl)
+        TWIN_CLASS.update((f.name, f.cls) for f in fns)
         os.makedirs(os.path.join(outdir, 'mpiwrap'), exist_ok=True)
 
         # fn.h

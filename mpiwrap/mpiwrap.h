@@ -14,6 +14,7 @@
 #ifndef HYPROF_MPIWRAP_MPIWRAP_H
 #define HYPROF_MPIWRAP_MPIWRAP_H
 
+#include <limits.h>
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -243,6 +244,16 @@ static inline int hp_call_enter(struct hp_call *c, uint32_t fn, void *ra)
  * cost (calibrate.c) instead of more TSC reads, which cost tens of ns each
  * on a VM. */
 static inline void hp_call_t2(struct hp_call *c) { c->t2 = hp_rdtsc(); }
+
+/* A large-count collective (wrappers.w) goes through its int-count twin's
+ * wrapper when its counts fit an int; else straight to MPI (no piggyback
+ * travels with a collective's data), timed as a plain call. */
+#define HP_FITS_INT(x) ((x) >= INT_MIN && (x) <= INT_MAX)
+static inline int hp_call_pass(struct hp_call *c, int rc)
+{
+	hp_call_t2(c);
+	return rc;
+}
 
 /* Leave: record the call in its site (and peer), charge the wrapper's own
  * cost to o_p and x_p.  Defined in stats.c. */

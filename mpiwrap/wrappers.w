@@ -34,7 +34,8 @@
 # Placeholders: {{pmpi}} the PMPI function, {{args}} the arguments,
 # {{id}} the function id, {{name}} the MPI name; {{pmpi_int}} in a
 # large-count function (MPI_X_c) is the PMPI function of its int-count twin
-# (PMPI_X), and its class's prototype takes that one.
+# (PMPI_X), and its class's prototype takes that one; {{twin}} is the class
+# function of that twin (hp_w_<its class>).
 
 # ---- life cycle ------------------------------------------------------------
 %class init raw
@@ -396,6 +397,98 @@
 %fn ireduce_scatter_block int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 %fn iallreduce  int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 %fn iallreduce  int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+
+# ---- large-count collectives (MPI 4), where the MPI has them ---------------------------
+# Counts that fit an int: the int-count twin's wrapper (statistics, the delay
+# exchange); larger ones straight to MPI, timed as a plain call (a
+# contiguous type of the count would not do for a reduction with a
+# predefined operation).  The v and w kinds (count and displacement arrays)
+# pass straight to MPI, like the persistent collectives.
+%class bcast_c
+	if (HP_FITS_INT(count))
+		rc = {{twin}}(&c, {{pmpi_int}}, buffer, (int)count, datatype, root, comm);
+	else
+		rc = hp_call_pass(&c, {{pmpi}}({{args}}));
+%end
+%class ibcast_c
+	if (HP_FITS_INT(count))
+		rc = {{twin}}(&c, {{pmpi_int}}, buffer, (int)count, datatype, root, comm, request);
+	else
+		rc = hp_call_pass(&c, {{pmpi}}({{args}}));
+%end
+%class rooted_c
+	if (HP_FITS_INT(sendcount) && HP_FITS_INT(recvcount))
+		rc = {{twin}}(&c, {{pmpi_int}}, sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, root, comm);
+	else
+		rc = hp_call_pass(&c, {{pmpi}}({{args}}));
+%end
+%class irooted_c
+	if (HP_FITS_INT(sendcount) && HP_FITS_INT(recvcount))
+		rc = {{twin}}(&c, {{pmpi_int}}, sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, root, comm, request);
+	else
+		rc = hp_call_pass(&c, {{pmpi}}({{args}}));
+%end
+%class all_c
+	if (HP_FITS_INT(sendcount) && HP_FITS_INT(recvcount))
+		rc = {{twin}}(&c, {{pmpi_int}}, sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, comm);
+	else
+		rc = hp_call_pass(&c, {{pmpi}}({{args}}));
+%end
+%class iall_c
+	if (HP_FITS_INT(sendcount) && HP_FITS_INT(recvcount))
+		rc = {{twin}}(&c, {{pmpi_int}}, sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, comm, request);
+	else
+		rc = hp_call_pass(&c, {{pmpi}}({{args}}));
+%end
+%class reduce_c
+	if (HP_FITS_INT(count))
+		rc = {{twin}}(&c, {{pmpi_int}}, sendbuf, recvbuf, (int)count, datatype, op, root, comm);
+	else
+		rc = hp_call_pass(&c, {{pmpi}}({{args}}));
+%end
+%class ireduce_c
+	if (HP_FITS_INT(count))
+		rc = {{twin}}(&c, {{pmpi_int}}, sendbuf, recvbuf, (int)count, datatype, op, root, comm, request);
+	else
+		rc = hp_call_pass(&c, {{pmpi}}({{args}}));
+%end
+%class allreduce_c
+	if (HP_FITS_INT(count))
+		rc = {{twin}}(&c, {{pmpi_int}}, sendbuf, recvbuf, (int)count, datatype, op, comm);
+	else
+		rc = hp_call_pass(&c, {{pmpi}}({{args}}));
+%end
+%class iallreduce_c
+	if (HP_FITS_INT(count))
+		rc = {{twin}}(&c, {{pmpi_int}}, sendbuf, recvbuf, (int)count, datatype, op, comm, request);
+	else
+		rc = hp_call_pass(&c, {{pmpi}}({{args}}));
+%end
+
+%fn bcast_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
+%fn ibcast_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
+%fn rooted_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+%fn rooted_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+%fn irooted_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+%fn irooted_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+%fn all_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+%fn all_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+%fn all_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+%fn all_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+%fn iall_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+%fn iall_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+%fn iall_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+%fn iall_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+%fn reduce_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+%fn ireduce_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+%fn allreduce_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+%fn allreduce_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+%fn allreduce_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+%fn allreduce_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+%fn iallreduce_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+%fn iallreduce_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+%fn iallreduce_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+%fn iallreduce_c nofortran if=HP_HAVE_MPI_BIGCOUNT int MPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 
 # ---- neighbourhood collectives (MPI 3) ---------------------------------------------
 # Statistics only (coll.c: NCOLL, ICOLL): calls, the bytes this rank sends to

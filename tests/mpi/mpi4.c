@@ -5,7 +5,8 @@
  * against plain Send/Recv on the other side; the large-count MPI_X_c calls
  * (Send_c, Ssend_c, Bsend_c, Recv_c, Isend_c, Irecv_c, Sendrecv_c,
  * Sendrecv_replace_c, Send_init_c, Recv_init_c, Mrecv_c, Imrecv_c,
- * MPI_Get_count_c); partitioned communication (Psend_init, Precv_init,
+ * MPI_Get_count_c) and collectives (Allreduce_c, Bcast_c, Allgather_c,
+ * Scan_c, Gather_c, Iallreduce_c); partitioned communication (Psend_init, Precv_init,
  * Pready, Parrived).  Every rank's lines are gathered to rank 0, which
  * prints them in rank order.  Built where the MPI declares these (MPICH 4).
  * Lines with "truth" check a result against what the program knows it must
@@ -286,6 +287,19 @@ int main(int argc, char **argv)
 		MPI_Isendrecv_replace_c(s, 16, MPI_INT, right, 21, left, 21, MPI_COMM_WORLD, &rq);
 		MPI_Wait(&rq, MPI_STATUS_IGNORE);
 		say("isendrecv_replace_c: %ld", sum_int(s, 16));
+	}
+	/* large-count collectives with ordinary counts */
+	{
+		int v = rank + 1, sum = 0, all[64], g[64], scan = 0, imax = 0, root_v = rank == 0 ? 77 : 0;
+		MPI_Allreduce_c(&v, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+		MPI_Bcast_c(&root_v, 1, MPI_INT, 0, MPI_COMM_WORLD);
+		MPI_Allgather_c(&v, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD);
+		MPI_Scan_c(&v, &scan, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+		MPI_Gather_c(&v, 1, MPI_INT, g, 1, MPI_INT, 0, MPI_COMM_WORLD);
+		MPI_Iallreduce_c(&v, &imax, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &rq);
+		MPI_Wait(&rq, MPI_STATUS_IGNORE);
+		say("collectives_c: sum %d bcast %d allgather %ld scan %d gather %ld max %d", sum, root_v,
+		    sum_int(all, size), scan, rank == 0 ? sum_int(g, size) : 0L, imax);
 	}
 	/* partitioned: 4 partitions of 8 ints, two rounds */
 	{
