@@ -14,6 +14,7 @@
  *
  * Runs in the thread that called MPI.  Not signal-safe.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,9 +54,12 @@ const struct hp_typeinfo *hp_typeinfo_fill(struct hp_typeinfo *ti, MPI_Datatype 
 {
 	ti->type = t;
 	ti->epoch = epoch;
-	int size = 0;
+	/* _x: a type of more than 2 GB (a large-count call's, bigcount.c) has
+	 * no int size (MPI_Type_size says MPI_UNDEFINED) */
+	MPI_Count size = 0;
 	MPI_Aint lb = 0, extent = 0, tlb = 0, textent = 0;
-	if (PMPI_Type_size(t, &size) != MPI_SUCCESS || PMPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS ||
+	if (PMPI_Type_size_x(t, &size) != MPI_SUCCESS || size == MPI_UNDEFINED ||
+	    PMPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS ||
 	    PMPI_Type_get_true_extent(t, &tlb, &textent) != MPI_SUCCESS) {
 		/* an invalid type: let MPI report it in the call itself */
 		ti->size = 0;
@@ -66,8 +70,11 @@ const struct hp_typeinfo *hp_typeinfo_fill(struct hp_typeinfo *ti, MPI_Datatype 
 	}
 	ti->size = size;
 	ti->extent = extent;
-	/* data of count elements is the bytes [buf, buf + count * size) */
-	ti->contig = size > 0 && lb == 0 && tlb == 0 && extent == size && textent == size &&
+	/* data of count elements is the bytes [buf, buf + count * size).  A
+	 * type over INT_MAX bytes counts as not contiguous without asking its
+	 * envelope (MPICH wants MPI_Type_get_envelope_c for a large-count
+	 * type, and an error here would be fatal): the struct type carries it */
+	ti->contig = size > 0 && size <= INT_MAX && lb == 0 && tlb == 0 && extent == size && textent == size &&
 		     memory_order(t, 0);
 	return ti;
 }

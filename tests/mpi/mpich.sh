@@ -24,7 +24,8 @@
 #     (check_coverage.py), and mpi4 (Isendrecv, Isendrecv_replace, the
 #     large-count MPI_X_c calls, partitioned communication) prints the same
 #     at 2 and 3 ranks with and without hyprof, and under --compensate
-#     parallel every message carried its piggyback and none came without.
+#     parallel every message carried its piggyback and none came without;
+#     one message of 2^31 + 15 chars arrives whole, piggybacked and counted.
 # Skips (77) when MPICH is not installed.
 set -u
 SRC=$1
@@ -112,6 +113,23 @@ for np in 2 3; do
 		echo "ok: mpi4 (MPI-4 point to point), $np ranks, --compensate $comp"
 	done
 done
+
+# More than INT_MAX elements in one message (2^31 + 15 chars, 4.3 GB for the
+# two ranks): the count and the data arrive, the message carries its
+# piggyback, and the statistics count its bytes
+rm -rf "$T/p"
+$MPIRUN -np 2 "$H" run -q --compensate parallel -o "$T/p" -- "$B/tests/bin/mpi4" big > "$T/out" 2> "$T/err" ||
+	{ tail -20 "$T/err"; fail "mpi4 big under hyprof"; }
+grep -q "^rank 1: big: count 2147483663 first a last z$" "$T/out" || { grep big "$T/out"; fail "mpi4 big: the message"; }
+"$H" report --json "$T/p" > "$T/p.json" 2> "$T/rep.err" || { cat "$T/rep.err"; fail "report of mpi4 big"; }
+python3 "$SRC/tests/mpi/check_mpi.py" untracked "$T/p.json" || fail "mpi4 big: a piggyback missing"
+python3 - "$T/p.json" <<'EOF' || fail "mpi4 big: the statistics"
+import json, sys
+big = [s for s in json.load(open(sys.argv[1]))["mpi_sites"]
+       if s["function"] in ("MPI_Send_c", "MPI_Recv_c") and s["bytes"] == 2147483663]
+assert len(big) == 2, "want MPI_Send_c and MPI_Recv_c sites of 2147483663 bytes, got %r" % big
+EOF
+echo "ok: mpi4 big (2^31 + 15 chars in one message)"
 
 # Fortran: MPICH's bindings (libmpichfort) call the C MPI_ functions, so the
 # C wrappers see Fortran calls; the same program, same output, piggybacked.
