@@ -1002,15 +1002,16 @@ static struct hp_req *isendrecv_half(struct hp_req *r, uint64_t sbytes)
 	return h;
 }
 
-/* After both halves are staged (rc: how that went): the receive first (a
- * message to oneself matches it), then the send; the user's request is the
- * receive's. */
+/* What one half hands to PMPI. */
 struct half_msg {
 	const void *b;
 	int n;
 	MPI_Datatype t;
 };
 
+/* After both halves are staged (rc: how that went): the receive first (a
+ * message to oneself matches it), then the send; the user's request is the
+ * receive's. */
 static int isendrecv_post(struct hp_call *c, struct hp_req *r, int rc, const struct half_msg *s, int dest,
 			  int sendtag, const struct half_msg *v, int source, int recvtag, MPI_Comm comm,
 			  MPI_Request *request, const struct hp_comm *cm, uint64_t sbytes)
