@@ -25,7 +25,8 @@
 #     large-count MPI_X_c calls, partitioned communication) prints the same
 #     at 2 and 3 ranks with and without hyprof, and under --compensate
 #     parallel every message carried its piggyback and none came without;
-#     one message of 2^31 + 15 chars arrives whole, piggybacked and counted.
+#     one message of 2^31 + 15 chars arrives whole, piggybacked and counted;
+#   - mpi_threads and mpi_threads_icoll (MPI_THREAD_MULTIPLE) print the same.
 # Skips (77) when MPICH is not installed.
 set -u
 SRC=$1
@@ -41,7 +42,8 @@ echo "building libhyprof, libhyprof_mpi, mpi_correct and mpi_pi with $(mpicc.mpi
 cmake -S "$SRC" -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPI_C_COMPILER="$(command -v mpicc.mpich)" \
 	-DMPI_CXX_COMPILER="$(command -v mpicxx.mpich)" -DMPI_Fortran_COMPILER="$(command -v mpif90.mpich)" \
 	> "$T/cmake.log" 2>&1 || { tail -20 "$T/cmake.log"; fail "cmake with MPICH"; }
-cmake --build "$B" -j2 --target hyprof-cli hyprof hyprof_mpi mpi_correct mpi_pi mpi_abort mpi4 > "$T/build.log" 2>&1 ||
+cmake --build "$B" -j2 --target hyprof-cli hyprof hyprof_mpi mpi_correct mpi_pi mpi_abort mpi4 mpi_threads \
+	mpi_threads_icoll > "$T/build.log" 2>&1 ||
 	{ grep -E "error" "$T/build.log" | head -20; fail "build with MPICH"; }
 H=$B/bin/hyprof
 # the launcher takes its libraries from HYPROF_LIB (ctest points it at the
@@ -130,6 +132,19 @@ big = [s for s in json.load(open(sys.argv[1]))["mpi_sites"]
 assert len(big) == 2, "want MPI_Send_c and MPI_Recv_c sites of 2147483663 bytes, got %r" % big
 EOF
 echo "ok: mpi4 big (2^31 + 15 chars in one message)"
+
+# MPI_THREAD_MULTIPLE: point to point (mpi_threads) and non-blocking
+# collectives (mpi_threads_icoll) from several threads, the same results
+for prog in "mpi_threads 150 2" "mpi_threads_icoll 200 3"; do
+	set -- $prog
+	$MPIRUN -np $3 "$B/tests/bin/$1" $2 2> "$T/err" | sort > "$T/plain" || { cat "$T/err"; fail "plain $1"; }
+	grep -q "^skip" "$T/plain" && { echo "skip: $1: $(cat "$T/plain")"; continue; }
+	rm -rf "$T/p"
+	$MPIRUN -np $3 "$H" run -q --mode measured --compensate parallel -o "$T/p" -- "$B/tests/bin/$1" $2 2> "$T/err" |
+		sort > "$T/out" || { tail -20 "$T/err"; fail "$1 under hyprof"; }
+	[ -s "$T/plain" ] && cmp -s "$T/plain" "$T/out" || { diff "$T/plain" "$T/out" | head; fail "$1 prints differently under hyprof"; }
+	echo "ok: $1 (MPI_THREAD_MULTIPLE), $3 ranks"
+done
 
 # Fortran: MPICH's bindings (libmpichfort) call the C MPI_ functions, so the
 # C wrappers see Fortran calls; the same program, same output, piggybacked.
