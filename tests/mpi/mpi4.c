@@ -140,6 +140,8 @@ int main(int argc, char **argv)
 			if (rank == 0) {
 				double t0 = MPI_Wtime();
 				MPI_Isendrecv(d, big, MPI_DOUBLE, 1, 50, &w, 1, MPI_INT, 1, 51, MPI_COMM_WORLD, &rq);
+				/* the peer's 0.4 s start now, not before this post */
+				MPI_Send(&v, 1, MPI_INT, 1, 52, MPI_COMM_WORLD);
 				int flag = 0, idx = -1, outc = 0;
 				double longest = 0;
 				while (!flag) {
@@ -164,6 +166,7 @@ int main(int argc, char **argv)
 				    t > 0.3 ? "yes" : "no", longest < 0.5 * t ? "yes" : "no", w,
 				    rq == MPI_REQUEST_NULL ? "null" : "set");
 			} else {
+				MPI_Recv(&w, 1, MPI_INT, 0, 52, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 				MPI_Send(&v, 1, MPI_INT, 0, 51, MPI_COMM_WORLD);
 				double t0 = MPI_Wtime();
 				while (MPI_Wtime() - t0 < 0.4)
