@@ -57,8 +57,9 @@ static void retire(struct hp_req_claim *cl)
 		return;
 	}
 	hp_req_release(cl);
-	/* an Isendrecv: its send half too (Wait calls; Test calls see it
-	 * complete before they let the receive half complete) */
+	/* an Isendrecv: its send half too (Wait and Waitall; the other
+	 * completion calls see it complete before they let the receive half
+	 * complete) */
 	if (r->half_req != MPI_REQUEST_NULL)
 		PMPI_Wait(&r->half_req, MPI_STATUS_IGNORE);
 	if (r->kind == HP_RQ_COLL && r->xreq != MPI_REQUEST_NULL)
@@ -318,6 +319,18 @@ static void show_halves(MPI_Request *saved, int n, MPI_Request *reqs)
 	free(saved);
 }
 
+/* Whether a claimed entry is an Isendrecv whose send half is in flight:
+ * Waitany and Waitsome then poll (the Test kind with those hidden) so that
+ * another request completing first is reported first, as MPI's own
+ * Isendrecv request would let it. */
+static int any_half_pending(const struct hp_req_claim *cl, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (cl[i].r && half_pending(cl[i].r))
+			return 1;
+	return 0;
+}
+
 /* ---- the wrappers ---------------------------------------------------------------- */
 
 int hp_w_wait(struct hp_call *c, __typeof__(&PMPI_Wait) pmpi, MPI_Request *request, MPI_Status *status)
@@ -465,7 +478,19 @@ int hp_w_waitany(struct hp_call *c, __typeof__(&PMPI_Waitany) pmpi, int count,
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &lst : status;
 	int any;
 	struct hp_req_claim *cl = claim_all(c, count, array_of_requests, &any);
-	int rc = pmpi(count, array_of_requests, index, st);
+	int rc;
+	if (any && any_half_pending(cl, count)) {
+		for (;;) {
+			int flag = 0;
+			MPI_Request *hidden = hide_halves(cl, count, array_of_requests);
+			rc = PMPI_Testany(count, array_of_requests, index, &flag, st);
+			show_halves(hidden, count, array_of_requests);
+			if (rc != MPI_SUCCESS || (flag && (*index != MPI_UNDEFINED || !hidden)))
+				break;
+		}
+	} else {
+		rc = pmpi(count, array_of_requests, index, st);
+	}
 	hp_call_t2(c);
 	if (any)
 		finish_index(c, cl, count, *index == MPI_UNDEFINED ? -1 : *index, st, rc);
@@ -503,13 +528,27 @@ int hp_w_waitsome(struct hp_call *c, __typeof__(&PMPI_Waitsome) pmpi, int incoun
 		return rc;
 	}
 	MPI_Status *sts = statuses(cl, incount, array_of_statuses);
-	/* Testsome must not wait for a send half; Waitsome may */
-	MPI_Request *hidden = pmpi == PMPI_Testsome ? hide_halves(cl, incount, array_of_requests) : NULL;
-	int rc = pmpi(incount, array_of_requests, outcount, array_of_indices, sts);
+	int rc;
+	if (pmpi == PMPI_Testsome) {
+		/* no send half in flight may complete here */
+		MPI_Request *hidden = hide_halves(cl, incount, array_of_requests);
+		rc = pmpi(incount, array_of_requests, outcount, array_of_indices, sts);
+		show_halves(hidden, incount, array_of_requests);
+		if (hidden && rc == MPI_SUCCESS && *outcount == MPI_UNDEFINED)
+			*outcount = 0; /* "no active request" is not true: one is pending */
+	} else if (any_half_pending(cl, incount)) {
+		for (;;) {
+			MPI_Request *hidden = hide_halves(cl, incount, array_of_requests);
+			rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, sts);
+			show_halves(hidden, incount, array_of_requests);
+			if ((rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) || *outcount > 0 ||
+			    (*outcount == MPI_UNDEFINED && !hidden))
+				break;
+		}
+	} else {
+		rc = pmpi(incount, array_of_requests, outcount, array_of_indices, sts);
+	}
 	hp_call_t2(c);
-	show_halves(hidden, incount, array_of_requests);
-	if (hidden && rc == MPI_SUCCESS && *outcount == MPI_UNDEFINED)
-		*outcount = 0; /* "no active request" is not true: one is pending */
 	struct hp_compl k;
 	hp_complete_begin(c, &k);
 	if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED) {

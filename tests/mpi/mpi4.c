@@ -129,15 +129,32 @@ int main(int argc, char **argv)
 	 * leave it pending until the send half is done too, and return at once
 	 * (a call that waited for the send half would be most of the 0.4 s;
 	 * half of it leaves room for a preempted call in an oversubscribed
-	 * run). */
+	 * run).  Waitany and Waitsome over it and a receive of a message the
+	 * peer sends 0.2 s in must report that receive first. */
 	if (size >= 2 && rank < 2) {
 		const int big = 2 << 20;
 		double *d = malloc(big * sizeof(double));
 		for (int i = 0; i < big; i++)
 			d[i] = i;
-		for (int how = 0; how < 3; how++) {
+		for (int how = 0; how < 5; how++) {
 			int v = 1, w = 0;
-			if (rank == 0) {
+			if (rank == 0 && how >= 3) {
+				int x = 0, idx[2] = {-1, -1}, outc = 0;
+				MPI_Request two[2];
+				MPI_Isendrecv(d, big, MPI_DOUBLE, 1, 50, &w, 1, MPI_INT, 1, 51, MPI_COMM_WORLD, &two[0]);
+				MPI_Irecv(&x, 1, MPI_INT, 1, 53, MPI_COMM_WORLD, &two[1]);
+				MPI_Send(&v, 1, MPI_INT, 1, 52, MPI_COMM_WORLD);
+				if (how == 3) {
+					MPI_Waitany(2, two, &idx[0], MPI_STATUS_IGNORE);
+					MPI_Waitany(2, two, &idx[1], MPI_STATUS_IGNORE);
+					say("isendrecv waitany: first %d, then %d (x %d, w %d)", idx[0], idx[1], x, w);
+				} else {
+					MPI_Waitsome(2, two, &outc, idx, MPI_STATUSES_IGNORE);
+					int first = outc == 1 ? idx[0] : -1;
+					MPI_Waitall(2, two, MPI_STATUSES_IGNORE);
+					say("isendrecv waitsome: first %d of %d (x %d, w %d)", first, outc, x, w);
+				}
+			} else if (rank == 0) {
 				double t0 = MPI_Wtime();
 				MPI_Isendrecv(d, big, MPI_DOUBLE, 1, 50, &w, 1, MPI_INT, 1, 51, MPI_COMM_WORLD, &rq);
 				/* the peer's 0.4 s start now, not before this post */
@@ -169,6 +186,10 @@ int main(int argc, char **argv)
 				MPI_Recv(&w, 1, MPI_INT, 0, 52, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 				MPI_Send(&v, 1, MPI_INT, 0, 51, MPI_COMM_WORLD);
 				double t0 = MPI_Wtime();
+				while (how >= 3 && MPI_Wtime() - t0 < 0.2)
+					;
+				if (how >= 3)
+					MPI_Send(&v, 1, MPI_INT, 0, 53, MPI_COMM_WORLD);
 				while (MPI_Wtime() - t0 < 0.4)
 					;
 				MPI_Recv(d, big, MPI_DOUBLE, 0, 50, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
