@@ -129,11 +129,10 @@ int main(int argc, char **argv)
 	 * leave it pending until the send half is done too, and return at once
 	 * (a call that waited for the send half would be most of the 0.4 s;
 	 * half of it leaves room for a preempted call in an oversubscribed
-	 * run).  Waitany and Waitsome over it and a receive of a message the
+	 * run; a truth line, since MPICH's own Isendrecv is not always so).
+	 * Waitany and Waitsome over it and a receive of a message the
 	 * peer sends 0.2 s in must report that receive first.  Only with 2
-	 * ranks: a third one busy-polls MPI meanwhile, and with the ranks
-	 * oversubscribed a plain MPICH run once had a Request_get_status call
-	 * take half the wait. */
+	 * ranks: a third one busy-polls MPI meanwhile. */
 	if (size == 2) {
 		const int big = 2 << 20;
 		double *d = malloc(big * sizeof(double));
@@ -180,11 +179,14 @@ int main(int argc, char **argv)
 						longest = MPI_Wtime() - c0;
 				}
 				double t = MPI_Wtime() - t0;
-				say("isendrecv %s: pending until the peer received: %s, each call returned at once: %s "
-				    "(w %d, request %s)",
-				    how == 0 ? "get_status/test" : how == 1 ? "testany" : "testsome",
-				    t > 0.3 ? "yes" : "no", longest < 0.5 * t ? "yes" : "no", w,
-				    rq == MPI_REQUEST_NULL ? "null" : "set");
+				const char *kind = how == 0 ? "get_status/test" : how == 1 ? "testany" : "testsome";
+				say("isendrecv %s: pending until the peer received: %s (w %d, request %s)", kind,
+				    t > 0.3 ? "yes" : "no", w, rq == MPI_REQUEST_NULL ? "null" : "set");
+				/* a truth line: MPICH's own Isendrecv request sometimes
+				 * keeps a Request_get_status call for half the wait */
+				char what[64];
+				snprintf(what, sizeof(what), "isendrecv %s returned at once", kind);
+				truth(what, longest < 0.5 * t);
 			} else {
 				MPI_Recv(&w, 1, MPI_INT, 0, 52, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 				MPI_Send(&v, 1, MPI_INT, 0, 51, MPI_COMM_WORLD);
