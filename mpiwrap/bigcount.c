@@ -54,6 +54,16 @@ static void big_done(struct big *b)
 		hp_type_free_own(&b->own);
 }
 
+/* Both counts of a send-receive call; on an error no type is left made. */
+static int big_in2(MPI_Count scount, MPI_Datatype stype, MPI_Count rcount, MPI_Datatype rtype, struct big *s,
+		   struct big *r)
+{
+	int rc = big_in(scount, stype, s);
+	if (rc == MPI_SUCCESS && (rc = big_in(rcount, rtype, r)) != MPI_SUCCESS)
+		big_done(s);
+	return rc;
+}
+
 /* After a call that posted `req`: the request keeps the type (freed with
  * it: a receive may copy a tiny message out with it at completion, a
  * persistent request uses it at every start); untracked requests need it
@@ -156,14 +166,15 @@ int hp_w_sendrecv_c(struct hp_call *c, __typeof__(&PMPI_Sendrecv) pmpi, const vo
 		    MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
 		    MPI_Status *status)
 {
-	struct big s;
-	int rc = big_in(sendcount, sendtype, &s);
+	struct big s, r;
+	int rc = big_in2(sendcount, sendtype, recvcount, recvtype, &s, &r);
 	if (rc != MPI_SUCCESS)
 		return rc;
-	BIG(recvcount, recvtype,
-	    hp_w_sendrecv(c, pmpi, sendbuf, s.n, s.t, dest, sendtag, recvbuf, b_.n, b_.t, source, recvtag,
-			  comm, status),
-	    (big_done(&s), big_done(&b_)));
+	rc = hp_w_sendrecv(c, pmpi, sendbuf, s.n, s.t, dest, sendtag, recvbuf, r.n, r.t, source, recvtag, comm,
+			   status);
+	big_done(&s);
+	big_done(&r);
+	return rc;
 }
 
 #if defined(HP_HAVE_MPI_ISENDRECV)
@@ -172,14 +183,15 @@ int hp_w_isendrecv_c(struct hp_call *c, __typeof__(&PMPI_Isendrecv) pmpi, const 
 		     MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
 		     MPI_Request *request)
 {
-	struct big s;
-	int rc = big_in(sendcount, sendtype, &s);
+	struct big s, r;
+	int rc = big_in2(sendcount, sendtype, recvcount, recvtype, &s, &r);
 	if (rc != MPI_SUCCESS)
 		return rc;
-	BIG(recvcount, recvtype,
-	    hp_w_isendrecv(c, pmpi, sendbuf, s.n, s.t, dest, sendtag, recvbuf, b_.n, b_.t, source, recvtag,
-			   comm, request),
-	    (big_done(&s), big_keep(&b_, rc_, *request)));
+	rc = hp_w_isendrecv(c, pmpi, sendbuf, s.n, s.t, dest, sendtag, recvbuf, r.n, r.t, source, recvtag, comm,
+			    request);
+	big_done(&s); /* the send half was staged or its struct type built at the post */
+	big_keep(&r, rc, *request);
+	return rc;
 }
 
 int hp_w_isendrecv_replace_c(struct hp_call *c, __typeof__(&PMPI_Isendrecv_replace) pmpi, void *buf,

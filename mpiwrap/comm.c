@@ -9,9 +9,10 @@
  * One process-wide open-addressing table keyed by the handle value:
  * lookups are lock-free (entries are published with a release store and
  * never change afterwards), inserts take a mutex (communicators are created
- * rarely).  MPI_Comm_free and MPI_Comm_disconnect mark the entry dead, so a handle value reused
- * for a new communicator gets a new entry.  Communicators created by calls
- * hyprof does not wrap are added on first use.
+ * rarely).  MPI_Comm_free and MPI_Comm_disconnect mark the entry dead, so
+ * a handle value reused for a new communicator gets a new entry.
+ * Communicators created by calls hyprof does not wrap are added on first
+ * use.
  *
  * Runs in the thread that called MPI.  Not signal-safe.
  */
@@ -319,6 +320,6 @@ int hp_w_type_free(struct hp_call *c, __typeof__(&PMPI_Type_free) pmpi, MPI_Data
 	hp_call_t2(c);
 	/* the handle value may come back for another type: empty the caches */
 	if (rc == MPI_SUCCESS)
-		__atomic_add_fetch(&hp_mpi.type_epoch, 1, __ATOMIC_RELAXED);
+		hp_types_forget();
 	return rc;
 }

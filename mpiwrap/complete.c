@@ -35,14 +35,21 @@ void hp_complete_begin(struct hp_call *c, struct hp_compl *k)
 	k->nmsg = 0;
 }
 
-void hp_req_done(struct hp_req *r)
+/* Free the datatypes r owns: its struct type, a large-count call's type
+ * (MPI keeps a type in use by pending communication). */
+static void free_types(struct hp_req *r)
 {
-	if (r->half)
-		hp_req_done(r->half);
 	if (r->st_owned && r->st != MPI_DATATYPE_NULL)
 		PMPI_Type_free(&r->st);
 	if (r->big != MPI_DATATYPE_NULL)
 		hp_type_free_own(&r->big);
+}
+
+void hp_req_done(struct hp_req *r)
+{
+	if (r->half)
+		hp_req_done(r->half);
+	free_types(r);
 	hp_req_free(r);
 }
 
@@ -319,6 +326,15 @@ static void show_halves(MPI_Request *saved, int n, MPI_Request *reqs)
 	free(saved);
 }
 
+/* A Test kind that found an Isendrecv's send half in flight (its claims
+ * given back): not complete, nothing changed. */
+static int not_complete(struct hp_call *c, int *flag)
+{
+	*flag = 0;
+	hp_call_t2(c);
+	return MPI_SUCCESS;
+}
+
 /* Whether a claimed entry is an Isendrecv whose send half is in flight:
  * Waitany and Waitsome then poll (the Test kind with those hidden) so that
  * another request completing first is reported first, as MPI's own
@@ -364,9 +380,7 @@ int hp_w_test(struct hp_call *c, __typeof__(&PMPI_Test) pmpi, MPI_Request *reque
 	int known = *request != MPI_REQUEST_NULL && hp_req_claim(hp_req_key(*request), &cl);
 	if (known && half_pending(cl.r)) {
 		hp_req_unclaim(&cl);
-		*flag = 0;
-		hp_call_t2(c);
-		return MPI_SUCCESS;
+		return not_complete(c, flag);
 	}
 	int rc = pmpi(request, flag, st);
 	hp_call_t2(c);
@@ -440,9 +454,7 @@ int hp_w_testall(struct hp_call *c, __typeof__(&PMPI_Testall) pmpi, int count,
 	for (int i = 0; i < count; i++) {
 		if (cl[i].r && half_pending(cl[i].r)) {
 			unclaim_rest(cl, count); /* not all complete: none changes */
-			*flag = 0;
-			hp_call_t2(c);
-			return MPI_SUCCESS;
+			return not_complete(c, flag);
 		}
 	}
 	MPI_Status *sts = statuses(cl, count, array_of_statuses);
@@ -577,9 +589,7 @@ int hp_w_request_get_status(struct hp_call *c, __typeof__(&PMPI_Request_get_stat
 	int known = request != MPI_REQUEST_NULL && hp_req_claim(hp_req_key(request), &cl);
 	if (known && half_pending(cl.r)) {
 		hp_req_unclaim(&cl);
-		*flag = 0;
-		hp_call_t2(c);
-		return MPI_SUCCESS;
+		return not_complete(c, flag);
 	}
 	int rc = pmpi(request, flag, st);
 	hp_call_t2(c);
@@ -648,10 +658,7 @@ int hp_w_request_free(struct hp_call *c, __typeof__(&PMPI_Request_free) pmpi, MP
 			 * it while in use), the piggyback slot must stay */
 			struct hp_req *r = cl.r;
 			hp_req_release(&cl);
-			if (r->st_owned && r->st != MPI_DATATYPE_NULL)
-				PMPI_Type_free(&r->st);
-			if (r->big != MPI_DATATYPE_NULL)
-				hp_type_free_own(&r->big);
+			free_types(r);
 			if ((!r->active || r->scheme == HP_SCH_NONE) && r->half_req == MPI_REQUEST_NULL)
 				hp_req_done(r);
 			/* else: an active request (struct scheme, or persistent and
@@ -666,11 +673,10 @@ int hp_w_request_free(struct hp_call *c, __typeof__(&PMPI_Request_free) pmpi, MP
 	return rc;
 }
 
-void hp_orphans_poll(struct hp_mt *mt, int final)
+void hp_orphans_poll(struct hp_mt *mt)
 {
 	if (pthread_mutex_trylock(&orphan_lock) != 0)
 		return; /* another thread is at it */
-	(void)final; /* one that never completes stays for MPI_Finalize */
 	struct orphan **pp = &orphans;
 	while (*pp) {
 		struct orphan *o = *pp;

@@ -364,7 +364,7 @@ int hp_w_finalize(void *ra, __typeof__(&PMPI_Finalize) pmpi)
 	struct hp_mt *mt = hp_mt_get();
 	if (mt)
 		mt->depth = 1; /* nothing below is the program's MPI */
-	hp_orphans_poll(mt, 1);
+	hp_orphans_poll(mt);
 	hp_mpi.t_fin = hp_rdtsc();
 	fin.t_end = hp_mpi.t_fin;
 	fin.x = main_mt ? *main_mt->x : 0;

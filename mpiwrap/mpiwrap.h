@@ -41,10 +41,9 @@
 #define HP_REORDER 32         /* wildcard-receive trackers per thread */
 /* Per-thread memos: sets of 2 entries (a new one goes first, the first one
  * second), so two hot sites whose keys share a set do not evict each other
- * at every call,
- * as they did in a direct-mapped memo (which entry a site got depended on
- * its return address and function id: +116 instructions per message in
- * one build of the same ping-pong).  Entries, powers of 2. */
+ * at every call, as they did in a direct-mapped memo (which entry a site
+ * got depended on its return address and function id: +116 instructions
+ * per message in one build of the same ping-pong).  Entries, powers of 2. */
 #define HP_SITE_MEMO 32       /* call sites */
 #define HP_SPEER_MEMO 16      /* (site, peer, direction) records */
 
@@ -308,8 +307,10 @@ void hp_coll_add(struct hp_mt *mt, uint32_t fn, int comm_size, uint64_t bytes, i
 uint64_t hp_site_key(uint32_t fn, uintptr_t ra, uint32_t ctx);
 
 /* ---- datatypes (types.c) ---------------------------------------------- */
-/* Free a datatype hyprof made from a user's one (bigcount.c) and empty the
- * type caches, whose keys are handle values MPI may reuse. */
+/* Empty the per-thread type caches, whose keys are handle values MPI may
+ * reuse once a type is freed. */
+void hp_types_forget(void);
+/* Free a datatype hyprof made from a user's one (bigcount.c), and forget. */
 void hp_type_free_own(MPI_Datatype *t);
 
 static inline uint32_t hp_ptr_hash(uintptr_t p)
@@ -419,7 +420,7 @@ void hp_copy_out(struct hp_mt *mt, void *ubuf, MPI_Datatype dt, const char *src,
 		 uint64_t cap);
 /* Complete requests the user freed while active (MPI_Request_free):
  * copy packed data to the user's buffer, free our resources. */
-void hp_orphans_poll(struct hp_mt *mt, int final);
+void hp_orphans_poll(struct hp_mt *mt);
 extern int hp_orphans_pending; /* atomic: orphans exist somewhere */
 
 /* ---- requests (complete.c) --------------------------------------------- */

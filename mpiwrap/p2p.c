@@ -692,6 +692,26 @@ int hp_w_sendrecv(struct hp_call *c, __typeof__(&PMPI_Sendrecv) pmpi, const void
 			     recvcount, recvtype, source, recvtag, comm, status);
 }
 
+/* The outgoing half of a *_replace call: count x dt packed with MPI_Pack
+ * (any datatype) at out + hdr, behind its piggyback *pb filled now (cost:
+ * the packed copy's, plus `extra`); *pos: the bytes to send. */
+static int replace_pack(struct hp_call *c, void *buf, int count, MPI_Datatype dt, MPI_Comm comm, char *out,
+			uint32_t hdr, int psize, struct hp_pb *pb, uint64_t extra, int *pos)
+{
+	struct hp_mt *mt = c->mt;
+	*pos = (int)hdr;
+	int rc = pack_user(1, buf, count, dt, out, (int)hdr + psize, pos, comm);
+	if (rc != MPI_SUCCESS)
+		return rc;
+	uint64_t cost = hp_pbc_packed(hp_mpi.pbc_send, (uint64_t)psize) + extra;
+	hp_pb_fill(mt, pb, c->t0, cost);
+	hp_pb_put(out, pb, hdr);
+	mt->tot.pb_msgs++;
+	mt->tot.packed++;
+	hp_charge_pb(c, cost);
+	return MPI_SUCCESS;
+}
+
 int hp_w_sendrecv_replace(struct hp_call *c, __typeof__(&PMPI_Sendrecv_replace) pmpi, void *buf,
 			  int count, MPI_Datatype datatype, int dest, int sendtag, int source,
 			  int recvtag, MPI_Comm comm, MPI_Status *status)
@@ -722,18 +742,10 @@ int hp_w_sendrecv_replace(struct hp_call *c, __typeof__(&PMPI_Sendrecv_replace) 
 		return MPI_ERR_NO_MEM;
 	int pos = (int)hdr;
 	if (dest != MPI_PROC_NULL)
-		rc = pack_user(1, buf, count, datatype, out, (int)hdr + psize, &pos, comm);
+		rc = replace_pack(c, buf, count, datatype, comm, out, hdr, psize, &mt->pb_s, 0, &pos);
 	if (rc != MPI_SUCCESS) {
 		free(out);
 		return rc;
-	}
-	if (dest != MPI_PROC_NULL) {
-		uint64_t cost = hp_pbc_packed(hp_mpi.pbc_send, (uint64_t)psize);
-		hp_pb_fill(mt, &mt->pb_s, c->t0, cost);
-		hp_pb_put(out, &mt->pb_s, hdr);
-		mt->tot.pb_msgs++;
-		mt->tot.packed++;
-		hp_charge_pb(c, cost);
 	}
 	rc = sendrecv_core(c, PMPI_Sendrecv, out, pos, MPI_PACKED, dest == MPI_PROC_NULL ? 0 : sbytes, 1,
 			   dest, sendtag, buf, count, datatype, source, recvtag, comm, status);
@@ -767,6 +779,21 @@ static void req_comm(struct hp_mt *mt, struct hp_req *r, MPI_Comm comm)
 	r->comm = comm;
 	r->world = cm ? cm->world : NULL;
 	r->nworld = cm ? (cm->inter ? cm->remote_size : cm->size) : 0;
+}
+
+/* A send request object (kind HP_RQ_SEND or HP_RQ_PSEND) for `bytes` to
+ * dest on comm with tag. */
+static struct hp_req *send_req(struct hp_mt *mt, int kind, MPI_Comm comm, int dest, int tag, uint64_t bytes)
+{
+	struct hp_req *r = hp_req_alloc();
+	if (!r)
+		return NULL;
+	r->kind = (uint8_t)kind;
+	req_comm(mt, r, comm);
+	r->peer = dest;
+	r->tag = tag;
+	r->bytes = bytes;
+	return r;
 }
 
 /* Stage the send half of a non-blocking post in request object r: the
@@ -827,14 +854,9 @@ int hp_w_isend(struct hp_call *c, __typeof__(&PMPI_Isend) pmpi, const void *buf,
 		send_stats(c, comm, cm, dest, bytes);
 		return rc;
 	}
-	struct hp_req *r = hp_req_alloc();
+	struct hp_req *r = send_req(mt, HP_RQ_SEND, comm, dest, tag, bytes);
 	if (!r)
 		return MPI_ERR_NO_MEM;
-	r->kind = HP_RQ_SEND;
-	req_comm(c->mt, r, comm);
-	r->peer = dest;
-	r->tag = tag;
-	r->bytes = bytes;
 	const void *b;
 	int n;
 	MPI_Datatype t;
@@ -849,6 +871,23 @@ int hp_w_isend(struct hp_call *c, __typeof__(&PMPI_Isend) pmpi, const void *buf,
 	hp_req_track(c, r, rc, *request);
 	send_stats(c, comm, cm, dest, bytes);
 	return rc;
+}
+
+/* A receive request object for a post on comm from source with tag (its
+ * scheme none until post_recv stages it). */
+static struct hp_req *recv_req(struct hp_mt *mt, MPI_Comm comm, int source, int tag)
+{
+	struct hp_req *r = hp_req_alloc();
+	if (!r)
+		return NULL;
+	r->kind = HP_RQ_RECV;
+	r->scheme = HP_SCH_NONE;
+	req_comm(mt, r, comm);
+	r->tag = tag;
+	r->peer = source;
+	r->any_source = source == MPI_ANY_SOURCE;
+	r->active = 1;
+	return r;
 }
 
 /* Post a receive into request object r (scheme by capacity). */
@@ -899,29 +938,15 @@ int hp_w_irecv(struct hp_call *c, __typeof__(&PMPI_Irecv) pmpi, void *buf, int c
 		hp_call_t2(c);
 		/* tracked anyway (no piggyback) so completion knows the site */
 		if (rc == MPI_SUCCESS && source != MPI_PROC_NULL && *request != MPI_REQUEST_NULL) {
-			struct hp_req *r = hp_req_alloc();
-			if (r) {
-				r->kind = HP_RQ_RECV;
-				r->scheme = HP_SCH_NONE;
-				req_comm(c->mt, r, comm);
-				r->tag = tag;
-				r->peer = source;
-				r->any_source = source == MPI_ANY_SOURCE;
-				r->active = 1;
+			struct hp_req *r = recv_req(c->mt, comm, source, tag);
+			if (r)
 				hp_req_track(c, r, rc, *request);
-			}
 		}
 		return rc;
 	}
-	struct hp_req *r = hp_req_alloc();
+	struct hp_req *r = recv_req(c->mt, comm, source, tag);
 	if (!r)
 		return MPI_ERR_NO_MEM;
-	r->kind = HP_RQ_RECV;
-	req_comm(c->mt, r, comm);
-	r->tag = tag;
-	r->peer = source;
-	r->any_source = source == MPI_ANY_SOURCE;
-	r->active = 1;
 	void *b;
 	int n;
 	MPI_Datatype t;
@@ -976,21 +1001,6 @@ int hp_w_imrecv(struct hp_call *c, __typeof__(&PMPI_Imrecv) pmpi, void *buf, int
  * (complete.c).  Not through PMPI_Isendrecv: MPICH 4.0 leaves its status
  * empty, and the receive half's length is how the piggyback is found.
  * Without a piggyback the call passes through. */
-static struct hp_req *isendrecv_req(struct hp_mt *mt, MPI_Comm comm, int source, int recvtag)
-{
-	struct hp_req *r = hp_req_alloc();
-	if (!r)
-		return NULL;
-	r->kind = HP_RQ_RECV;
-	r->scheme = HP_SCH_NONE;
-	req_comm(mt, r, comm);
-	r->tag = recvtag;
-	r->peer = source;
-	r->any_source = source == MPI_ANY_SOURCE;
-	r->active = 1;
-	return r;
-}
-
 static struct hp_req *isendrecv_half(struct hp_req *r, uint64_t sbytes)
 {
 	struct hp_req *h = hp_req_alloc();
@@ -1052,7 +1062,7 @@ int hp_w_isendrecv(struct hp_call *c, __typeof__(&PMPI_Isendrecv) pmpi, const vo
 	uint64_t sbytes = sendcount > 0 ? (uint64_t)sendcount * (uint64_t)ti->size : 0;
 	const struct hp_comm *cm;
 	int pb = hp_comm_pb(mt, comm, &cm);
-	struct hp_req *r = isendrecv_req(mt, comm, source, recvtag);
+	struct hp_req *r = recv_req(mt, comm, source, recvtag);
 	if (!r)
 		return MPI_ERR_NO_MEM;
 	int rc;
@@ -1090,7 +1100,7 @@ int hp_w_isendrecv_replace(struct hp_call *c, __typeof__(&PMPI_Isendrecv_replace
 	uint64_t sbytes = count > 0 && dest != MPI_PROC_NULL ? (uint64_t)count * (uint64_t)ti->size : 0;
 	const struct hp_comm *cm;
 	int pb = hp_comm_pb(mt, comm, &cm);
-	struct hp_req *r = isendrecv_req(mt, comm, source, recvtag);
+	struct hp_req *r = recv_req(mt, comm, source, recvtag);
 	if (!r)
 		return MPI_ERR_NO_MEM;
 	int rc;
@@ -1116,16 +1126,10 @@ int hp_w_isendrecv_replace(struct hp_call *c, __typeof__(&PMPI_Isendrecv_replace
 			rc = MPI_ERR_NO_MEM;
 		int pos = (int)hdr;
 		if (rc == MPI_SUCCESS)
-			rc = pack_user(1, buf, count, datatype, out, (int)hdr + psize, &pos, comm);
+			rc = replace_pack(c, buf, count, datatype, comm, out, hdr, psize, &h->pb, hp_mpi.pbc_req, &pos);
 		if (rc == MPI_SUCCESS) {
-			uint64_t cost = hp_pbc_packed(hp_mpi.pbc_send, (uint64_t)psize) + hp_mpi.pbc_req;
-			hp_pb_fill(mt, &h->pb, c->t0, cost);
-			hp_pb_put(out, &h->pb, hdr);
 			h->scheme = HP_SCH_PACKED;
 			h->stage = out;
-			mt->tot.pb_msgs++;
-			mt->tot.packed++;
-			hp_charge_pb(c, cost);
 			sm.b = out;
 			sm.n = pos;
 		}
@@ -1180,14 +1184,10 @@ int hp_w_psend(struct hp_call *c, __typeof__(&PMPI_Send_init) pmpi, const void *
 {
 	struct hp_mt *mt = c->mt;
 	const struct hp_typeinfo *ti = hp_typeinfo(mt, datatype);
-	struct hp_req *r = hp_req_alloc();
+	struct hp_req *r = send_req(mt, HP_RQ_PSEND, comm, dest, tag,
+				    count > 0 ? (uint64_t)count * (uint64_t)ti->size : 0);
 	if (!r)
 		return MPI_ERR_NO_MEM;
-	r->kind = HP_RQ_PSEND;
-	req_comm(c->mt, r, comm);
-	r->peer = dest;
-	r->tag = tag;
-	r->bytes = count > 0 ? (uint64_t)count * (uint64_t)ti->size : 0;
 	int rc;
 	const struct hp_comm *cm;
 	if (!hp_comm_pb(mt, comm, &cm) || dest == MPI_PROC_NULL || count < 0) {

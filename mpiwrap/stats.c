@@ -131,7 +131,7 @@ void hp_call_leave(struct hp_call *c)
 	t->wrap_cyc += hp_mpi.wrap_cyc;
 	/* requests the user freed while active: their data may have arrived */
 	if (HP_UNLIKELY(__atomic_load_n(&hp_orphans_pending, __ATOMIC_RELAXED)))
-		hp_orphans_poll(mt, 0);
+		hp_orphans_poll(mt);
 	mt->depth = 0;
 }
 

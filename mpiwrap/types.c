@@ -131,12 +131,15 @@ MPI_Datatype hp_pb_struct(struct hp_mt *mt, const void *slot, const void *buf, i
 	return e->st;
 }
 
+void hp_types_forget(void)
+{
+	__atomic_add_fetch(&hp_mpi.type_epoch, 1, __ATOMIC_RELAXED);
+}
+
 void hp_type_free_own(MPI_Datatype *t)
 {
 	PMPI_Type_free(t);
-	/* the handle value may come back for another type: empty the caches,
-	 * as MPI_Type_free's wrapper does */
-	__atomic_add_fetch(&hp_mpi.type_epoch, 1, __ATOMIC_RELAXED);
+	hp_types_forget();
 }
 
 void hp_types_release(void)
