@@ -56,23 +56,31 @@ ldd "$B/lib/libhyprof_mpi.so" | grep -q "libmpich" || fail "libhyprof_mpi.so is 
 MPIRUN="timeout 120 mpirun.mpich"
 # drop the truncated receives' lines (see above)
 keep() { grep -v "truncate" "$1"; }
+# plain_run PROG NP: PROG without hyprof into $T/plain; it must finish
+plain_run() {
+	$MPIRUN -np $2 "$B/tests/bin/$1" > "$T/plain" 2> "$T/plain.err" || { cat "$T/plain.err"; fail "plain $1, $2 ranks"; }
+	grep -q "^done $2 ranks" "$T/plain" || fail "$1 did not finish ($2 ranks)"
+}
+# same_run PROG NP COMP FILTER [VAR=value...]: PROG under hyprof with
+# --compensate COMP prints what the plain run printed, both through FILTER
+# (a function of a file); nothing on stderr; its report in $T/p.json
+same_run() {
+	prog=$1 np=$2 comp=$3 filter=$4
+	shift 4
+	rm -rf "$T/p"
+	env "$@" $MPIRUN -np $np "$H" run -q --compensate $comp -o "$T/p" -- "$B/tests/bin/$prog" \
+		> "$T/out" 2> "$T/err" || { tail -20 "$T/err"; fail "$prog under hyprof, $np ranks, $comp"; }
+	$filter "$T/plain" > "$T/a"
+	$filter "$T/out" > "$T/b"
+	cmp -s "$T/a" "$T/b" || { diff "$T/a" "$T/b" | head -20; fail "$prog prints differently under hyprof ($np ranks, --compensate $comp)"; }
+	[ -s "$T/err" ] && { cat "$T/err"; fail "hyprof or MPICH wrote to stderr ($prog, $np ranks, $comp)"; }
+	"$H" report --json "$T/p" > "$T/p.json" 2> "$T/rep.err" || { cat "$T/rep.err"; fail "report of $prog"; }
+}
 
 for np in 2 3; do
-	$MPIRUN -np $np "$B/tests/bin/mpi_correct" > "$T/plain" 2> "$T/plain.err" ||
-		{ cat "$T/plain.err"; fail "plain mpi_correct, $np ranks"; }
-	grep -q "^done $np ranks" "$T/plain" || fail "mpi_correct did not finish ($np ranks)"
+	plain_run mpi_correct $np
 	for comp in parallel none; do
-		rm -rf "$T/p"
-		$MPIRUN -np $np "$H" run -q --compensate $comp -o "$T/p" -- "$B/tests/bin/mpi_correct" \
-			> "$T/out" 2> "$T/err" || { tail -20 "$T/err"; fail "mpi_correct under hyprof, $np ranks, $comp"; }
-		keep "$T/plain" > "$T/a"
-		keep "$T/out" > "$T/b"
-		if ! cmp -s "$T/a" "$T/b"; then
-			diff "$T/a" "$T/b" | head -20
-			fail "mpi_correct prints differently under hyprof ($np ranks, --compensate $comp)"
-		fi
-		[ -s "$T/err" ] && { cat "$T/err"; fail "hyprof or MPICH wrote to stderr ($np ranks, $comp)"; }
-		"$H" report --json "$T/p" > "$T/p.json" 2> "$T/rep.err" || { cat "$T/rep.err"; fail "report"; }
+		same_run mpi_correct $np $comp keep
 		python3 "$SRC/tests/mpi/check_mpi.py" fields "$T/p.json" $np || fail "the ranks list ($np ranks, $comp)"
 		if [ $comp = parallel ]; then
 			python3 "$SRC/tests/mpi/check_mpi.py" applied "$T/p.json" 3 ||
@@ -85,27 +93,18 @@ done
 # MPI-4: every entry point that moves a message is wrapped, and works
 INC=$(mpicc.mpich -show | tr ' ' '\n' | sed -n 's/^-I//p' | head -1)
 python3 "$SRC/tests/mpi/check_coverage.py" "$INC/mpi.h" "$SRC/mpiwrap/wrappers.w" || fail "MPICH entry points not wrapped"
+# the "truth" lines are checked against the truth, not the plain run
+# (MPICH 4.0 gets some wrong by itself: mpi4.c says which)
+no_truth() { grep -v " truth " "$1"; }
 for np in 2 3; do
-	$MPIRUN -np $np "$B/tests/bin/mpi4" > "$T/plain" 2> "$T/plain.err" || { cat "$T/plain.err"; fail "plain mpi4, $np ranks"; }
-	grep -q "^done $np ranks" "$T/plain" || fail "mpi4 did not finish ($np ranks)"
-	# the "truth" lines are checked against the truth, not the plain run
-	# (MPICH 4.0 gets some wrong by itself: mpi4.c says which)
-	grep -v " truth " "$T/plain" > "$T/a"
+	plain_run mpi4 $np
 	for comp in parallel none; do
-		rm -rf "$T/p"
 		strided=0
 		[ $comp = parallel ] && strided=1
-		HP_MPI4_STRIDED=$strided $MPIRUN -np $np "$H" run -q --compensate $comp -o "$T/p" -- "$B/tests/bin/mpi4" \
-			> "$T/out" 2> "$T/err" || { tail -20 "$T/err"; fail "mpi4 under hyprof, $np ranks, $comp"; }
-		grep -v " truth " "$T/out" > "$T/b"
-		cmp -s "$T/a" "$T/b" || { diff "$T/a" "$T/b" | head -20; fail "mpi4 prints differently under hyprof ($np ranks, $comp)"; }
+		same_run mpi4 $np $comp no_truth HP_MPI4_STRIDED=$strided
 		if [ $comp = parallel ]; then
 			[ "$(grep -c " truth .*: ok$" "$T/out")" -ge $((np * 5 - 1)) ] && ! grep " truth .*BAD" "$T/out" ||
 				{ grep " truth " "$T/out"; fail "mpi4: a result differs from the truth ($np ranks)"; }
-		fi
-		[ -s "$T/err" ] && { cat "$T/err"; fail "hyprof or MPICH wrote to stderr (mpi4, $np ranks, $comp)"; }
-		"$H" report --json "$T/p" > "$T/p.json" 2> "$T/rep.err" || { cat "$T/rep.err"; fail "report of mpi4"; }
-		if [ $comp = parallel ]; then
 			python3 "$SRC/tests/mpi/check_mpi.py" applied "$T/p.json" 10 || fail "mpi4: messages without a piggyback ($np ranks)"
 			python3 "$SRC/tests/mpi/check_mpi.py" untracked "$T/p.json" || fail "mpi4: a piggyback missing on one side ($np ranks)"
 			python3 "$SRC/tests/mpi/check_mpi.py" calls "$T/p.json" MPI_Allreduce_c=$np MPI_Bcast_c=$np \
