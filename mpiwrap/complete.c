@@ -613,6 +613,24 @@ int hp_w_request_get_status(struct hp_call *c, __typeof__(&PMPI_Request_get_stat
 	return rc;
 }
 
+/* MPI_Cancel: an Isendrecv posted as two halves cancels both (cancelling
+ * the user's request, the receive half, alone would leave its completion
+ * waiting for a send half that no receive may ever match).  Its status is
+ * the receive half's. */
+int hp_w_cancel(struct hp_call *c, __typeof__(&PMPI_Cancel) pmpi, MPI_Request *request)
+{
+	struct hp_req_claim cl;
+	int known = *request != MPI_REQUEST_NULL && hp_req_claim(hp_req_key(*request), &cl);
+	int rc = pmpi(request);
+	if (known) {
+		if (rc == MPI_SUCCESS && cl.r->half_req != MPI_REQUEST_NULL)
+			PMPI_Cancel(&cl.r->half_req);
+		hp_req_unclaim(&cl);
+	}
+	hp_call_t2(c);
+	return rc;
+}
+
 /* ---- requests the user frees while active --------------------------------------- */
 
 struct orphan {

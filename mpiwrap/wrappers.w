@@ -251,6 +251,9 @@
 %class request_get_status
 	rc = hp_w_request_get_status(&c, {{pmpi}}, {{args}});
 %end
+%class cancel
+	rc = hp_w_cancel(&c, {{pmpi}}, {{args}});
+%end
 
 %fn wait     int MPI_Wait(MPI_Request *request /*inout*/, MPI_Status *status)
 %fn test     int MPI_Test(MPI_Request *request /*inout*/, int *flag /*logical*/, MPI_Status *status)
@@ -262,6 +265,7 @@
 %fn waitsome int MPI_Testsome(int incount, MPI_Request array_of_requests[] /*n:*incount*/, int *outcount, int array_of_indices[] /*indices:*outcount*/, MPI_Status array_of_statuses[] /*n:*incount*/)
 %fn request_free int MPI_Request_free(MPI_Request *request /*inout*/)
 %fn request_get_status int MPI_Request_get_status(MPI_Request request, int *flag /*logical*/, MPI_Status *status)
+%fn cancel   int MPI_Cancel(MPI_Request *request /*inout*/)
 
 # ---- collectives -----------------------------------------------------------------
 # Each class times the call, then exchanges the delays (coll.c says how).

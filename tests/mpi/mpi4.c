@@ -15,8 +15,9 @@
  * datatype delivers wrong data, then MPI_Type_free fails an assertion), so
  * a test compares the other lines with a plain run and wants the truth
  * lines ok under hyprof's piggyback, which posts the halves itself.  The
- * strided Isendrecv_replace runs only with HP_MPI4_STRIDED=1 (it aborts a
- * plain MPICH 4.0 run).
+ * strided Isendrecv_replace and a cancelled Isendrecv run only with
+ * HP_MPI4_HALVES=1 (each aborts a plain MPICH 4.0 run: MPI_Cancel there
+ * refuses an Isendrecv request).
  * Usage: mpi4 [big]   big: also one message of INT_MAX + 16 chars (4 GB of
  * memory per pair of ranks, a few seconds). */
 #include <limits.h>
@@ -225,7 +226,7 @@ int main(int argc, char **argv)
 		free(d);
 	}
 	/* Isendrecv_replace: contiguous, two at once completed by Waitall;
-	 * every other int of 128 (strided) with HP_MPI4_STRIDED=1 */
+	 * every other int of 128 (strided) with HP_MPI4_HALVES=1 */
 	{
 		int a[8], a2[8], b[128];
 		for (int i = 0; i < 8; i++) {
@@ -241,7 +242,7 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 8; i++)
 			ok &= a[i] == left * 10 + i && a2[i] == right * 20 + i;
 		truth("isendrecv_replace data", ok);
-		const char *e = getenv("HP_MPI4_STRIDED");
+		const char *e = getenv("HP_MPI4_HALVES");
 		if (e && *e == '1') {
 			for (int i = 0; i < 128; i++)
 				b[i] = rank * 1000 + i;
@@ -259,6 +260,41 @@ int main(int argc, char **argv)
 				ok &= b[i] == (i % 2 ? rank : right) * 1000 + i;
 			truth("isendrecv_replace strided", ok);
 			MPI_Type_free(&vec);
+		}
+		/* a cancelled Isendrecv whose receive never matches: both halves
+		 * are cancelled, and its completion does not wait for a send half
+		 * that may not be (MPI may fail to cancel a send: then it
+		 * completes once received, as here) */
+		if (e && *e == '1' && rank < 2 && size >= 2) {
+			int s8[8], r8[8] = {0};
+			for (int i = 0; i < 8; i++)
+				s8[i] = 300 + i;
+			if (rank == 0) {
+				MPI_Isendrecv(s8, 8, MPI_INT, 1, 60, r8, 8, MPI_INT, 1, 61, MPI_COMM_WORLD, &rq);
+				MPI_Cancel(&rq);
+				MPI_Barrier(MPI_COMM_WORLD);
+				MPI_Wait(&rq, &st);
+				int c = 0;
+				MPI_Test_cancelled(&st, &c);
+				truth("isendrecv cancelled", c && rq == MPI_REQUEST_NULL && r8[0] == 0);
+			} else {
+				/* after rank 0's cancel: the message, unless cancelled */
+				MPI_Request r1;
+				int got = 0;
+				MPI_Barrier(MPI_COMM_WORLD);
+				MPI_Irecv(r8, 8, MPI_INT, 0, 60, MPI_COMM_WORLD, &r1);
+				double t0 = MPI_Wtime();
+				while (!got && MPI_Wtime() - t0 < 2)
+					MPI_Test(&r1, &got, MPI_STATUS_IGNORE);
+				if (!got) {
+					MPI_Cancel(&r1);
+					MPI_Wait(&r1, MPI_STATUS_IGNORE);
+				}
+				truth("isendrecv cancelled: its send delivered or cancelled",
+				      !got || (r8[0] == 300 && r8[7] == 307));
+			}
+		} else if (e && *e == '1') {
+			MPI_Barrier(MPI_COMM_WORLD);
 		}
 	}
 	/* large-count calls with ordinary counts */

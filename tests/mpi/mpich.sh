@@ -99,9 +99,9 @@ no_truth() { grep -v " truth " "$1"; }
 for np in 2 3; do
 	plain_run mpi4 $np
 	for comp in parallel none; do
-		strided=0
-		[ $comp = parallel ] && strided=1
-		same_run mpi4 $np $comp no_truth HP_MPI4_STRIDED=$strided
+		halves=0
+		[ $comp = parallel ] && halves=1
+		same_run mpi4 $np $comp no_truth HP_MPI4_HALVES=$halves
 		if [ $comp = parallel ]; then
 			[ "$(grep -c " truth .*: ok$" "$T/out")" -ge $((np * 5 - 1)) ] && ! grep " truth .*BAD" "$T/out" ||
 				{ grep " truth " "$T/out"; fail "mpi4: a result differs from the truth ($np ranks)"; }
