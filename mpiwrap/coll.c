@@ -21,7 +21,10 @@
  *  - Bcast, Scatter(v) (everyone needs the root): Bcast of the root's
  *    (entry, x); each member applies the point-to-point rule;
  *  - Scan, Exscan: Scan(MIN) of (w + x, w), the symmetric rule over the
- *    prefix.
+ *    prefix;
+ *  - neighbourhood collectives (a member needs its in-neighbours):
+ *    Neighbor_allgather of (entry, entry - x, x); each member joins its
+ *    sources as the root of a Reduce joins the members.
  * The exchange's own time is measurement overhead (o_p, x_p).
  * Intercommunicators are timed but not compensated.
  *
@@ -33,7 +36,7 @@
 #include "mpiwrap/classes.h"
 #include "mpiwrap/mpiwrap.h"
 
-enum shape { SYM, ROOT_IN, ROOT_OUT, SCAN };
+enum shape { SYM, ROOT_IN, ROOT_OUT, SCAN, NBR };
 
 /* ---- the exchange's transport ------------------------------------------------
  * Normally a few int64 with MPI_MIN or MPI_MAX.  With a piggyback extension
@@ -147,6 +150,10 @@ static int xchg(enum xkind kind, int is_min, int64_t *v, int n, int root, int me
 	return 1;
 }
 
+static int nbr_join(struct hp_mt *mt, struct hp_comp *k, const struct hp_comm *cm, MPI_Comm comm, int64_t t1,
+		    int64_t xb, int64_t t2);
+static void neighbours(MPI_Comm comm, int *in, int *out);
+
 /* The delay exchange after a collective whose PMPI part ran t1..t2. */
 static void exchange(struct hp_call *c, enum shape shape, MPI_Comm comm, const struct hp_comm *cm,
 		     int root)
@@ -202,6 +209,9 @@ static void exchange(struct hp_call *c, enum shape shape, MPI_Comm comm, const s
 		}
 		break;
 	}
+	case NBR:
+		joined = nbr_join(mt, &k, cm, comm, (int64_t)c->t1, xb, (int64_t)c->t2);
+		break;
 	}
 	if (joined) {
 		int64_t xn = hp_comp_delay(&k) - pre;
@@ -539,8 +549,9 @@ int hp_w_reduce_scatter_block(struct hp_call *c, __typeof__(&PMPI_Reduce_scatter
  * starts the exchange right after its own initiation, so the exchanges
  * match as the collectives do.  Only on a communicator whose members share
  * this process's clock (the initiation times are compared) and without a
- * piggyback extension; elsewhere, and for the neighbourhood kinds, the
- * request is completed untracked and its waiting is not compensated. */
+ * piggyback extension; elsewhere the request is completed untracked and
+ * its waiting is not compensated.  The neighbourhood kinds exchange with
+ * MPI_Ineighbor_allgather: each member joins its in-neighbours. */
 static void ixchg_start(struct hp_call *c, enum shape shape, MPI_Comm comm, const struct hp_comm *cm,
 			int root, MPI_Request req)
 {
@@ -562,7 +573,8 @@ static void ixchg_start(struct hp_call *c, enum shape shape, MPI_Comm comm, cons
 	r->kind = HP_RQ_COLL;
 	r->xin[0] = (int64_t)c->t1;
 	r->xin[1] = (int64_t)c->t1 - x;
-	r->xjoin = shape == SYM || shape == SCAN || (shape == ROOT_IN && me) || (shape == ROOT_OUT && !me);
+	r->xjoin = shape == SYM || shape == SCAN || shape == NBR || (shape == ROOT_IN && me) ||
+		   (shape == ROOT_OUT && !me);
 	r->xbcast = shape == ROOT_OUT;
 	/* the exchange waits for no more members than the user's collective
 	 * needs at each member, so completing both never adds synchronisation:
@@ -578,6 +590,23 @@ static void ixchg_start(struct hp_call *c, enum shape shape, MPI_Comm comm, cons
 	case ROOT_OUT:
 		rc = PMPI_Ibcast(r->xin, 2, MPI_INT64_T, root, comm, &r->xreq); /* the result in xin */
 		break;
+	case NBR: {
+		/* each in-neighbour's pair (a Cartesian MPI_PROC_NULL one sends
+		 * none: its slot keeps INT64_MIN) */
+		int nin, nout;
+		neighbours(comm, &nin, &nout);
+		int64_t *v = (int64_t *)(void *)hp_req_stage(r, sizeof(int64_t) * 2 * (size_t)(nin > 0 ? nin : 1));
+		if (!v) {
+			hp_req_free(r); /* as above: out of memory */
+			return;
+		}
+		for (int i = 0; i < 2 * nin; i++)
+			v[i] = INT64_MIN;
+		r->xnbr = nin;
+		r->xnbr_v = v;
+		rc = PMPI_Ineighbor_allgather(r->xin, 2, MPI_INT64_T, v, 2, MPI_INT64_T, comm, &r->xreq);
+		break;
+	}
 	default:
 		rc = PMPI_Iallreduce(r->xin, r->xout, 2, MPI_INT64_T, MPI_MAX, comm, &r->xreq);
 		break;
@@ -597,7 +626,7 @@ static void ixchg_start(struct hp_call *c, enum shape shape, MPI_Comm comm, cons
 	COLL_RECORD(if (rc_ == MPI_SUCCESS) ixchg_start(c, shape, comm, cm, root, *request), \
 		    bytes_expr, call)
 #define ICOLL(bytes_expr, call) ICOLL_X(SYM, 0, bytes_expr, call)
-#define ICOLL_NBR(bytes_expr, call) COLL_RECORD((void)0, bytes_expr, call)
+#define ICOLL_NBR(bytes_expr, call) ICOLL_X(NBR, 0, bytes_expr, call)
 
 int hp_w_ibarrier(struct hp_call *c, __typeof__(&PMPI_Ibarrier) pmpi, MPI_Comm comm, MPI_Request *request)
 {
@@ -724,45 +753,152 @@ int hp_w_ireduce_scatter_block(struct hp_call *c, __typeof__(&PMPI_Ireduce_scatt
 }
 
 /* ---- neighbourhood collectives --------------------------------------------------
- * Statistics only (no delay exchange): the data this process sends
- * to its out-neighbours (MPI 3.1 section 7.6), the call's time; a blocking
- * one counts whole as waiting, uncompensated (no delay travels: exchanging
- * it would take another neighbourhood collective). */
+ * Statistics: the data this process sends to its out-neighbours (MPI 3.1
+ * section 7.6), the call's time.  The delay: a blocking one exchanges the
+ * members' entries and delays with one Neighbor_allgather (nbr_join), a
+ * non-blocking one with an Ineighbor_allgather (ixchg_start) completed
+ * with it, where each member joins its in-neighbours. */
 
-/* Out-neighbours of a communicator with a process topology (0 without). */
-static int out_neighbours(MPI_Comm comm)
+/* In- and out-neighbours of a communicator with a process topology (0
+ * without; a Cartesian one counts its MPI_PROC_NULL neighbours, as MPI's
+ * buffers do). */
+static void neighbours(MPI_Comm comm, int *in, int *out)
 {
-	int kind = MPI_UNDEFINED, n = 0;
-	if (PMPI_Topo_test(comm, &kind) != MPI_SUCCESS)
-		return 0;
-	if (kind == MPI_CART) {
-		int nd = 0;
-		if (PMPI_Cartdim_get(comm, &nd) == MPI_SUCCESS)
-			n = 2 * nd;
-	} else if (kind == MPI_GRAPH) {
-		int me = 0;
-		if (PMPI_Comm_rank(comm, &me) != MPI_SUCCESS || PMPI_Graph_neighbors_count(comm, me, &n) != MPI_SUCCESS)
-			n = 0;
-	} else if (kind == MPI_DIST_GRAPH) {
-		int in = 0, weighted = 0;
-		if (PMPI_Dist_graph_neighbors_count(comm, &in, &n, &weighted) != MPI_SUCCESS)
-			n = 0;
+	int kind = MPI_UNDEFINED, n = 0, m = 0;
+	if (PMPI_Topo_test(comm, &kind) == MPI_SUCCESS) {
+		if (kind == MPI_CART) {
+			int nd = 0;
+			if (PMPI_Cartdim_get(comm, &nd) == MPI_SUCCESS)
+				n = m = 2 * nd;
+		} else if (kind == MPI_GRAPH) {
+			int me = 0;
+			if (PMPI_Comm_rank(comm, &me) == MPI_SUCCESS &&
+			    PMPI_Graph_neighbors_count(comm, me, &n) == MPI_SUCCESS)
+				m = n;
+		} else if (kind == MPI_DIST_GRAPH) {
+			int weighted = 0;
+			if (PMPI_Dist_graph_neighbors_count(comm, &m, &n, &weighted) != MPI_SUCCESS)
+				n = m = 0;
+		}
 	}
-	return n > 0 ? n : 0;
+	*in = m > 0 ? m : 0;
+	*out = n > 0 ? n : 0;
 }
 
-#define NCOLL(bytes_expr, call)                                                  \
-	COLL_RECORD(c->wait_raw = c->wait_comp = (int64_t)(c->t2 - c->t1), bytes_expr, call)
+static int out_neighbours(MPI_Comm comm)
+{
+	int in, out;
+	neighbours(comm, &in, &out);
+	return out;
+}
+
+/* The exchange of a neighbourhood collective: every member sends (entry,
+ * entry - x, x in ns) to its out-neighbours and joins what its
+ * in-neighbours sent, with a shared clock as the root of a Reduce joins
+ * the members (the last arrival, measured and approximated), else by the
+ * point-to-point rule with each delay at the end of the call.  With a
+ * piggyback extension (the critical path) the entries are struct xbuf
+ * with the member's piggyback, and the in-neighbours' are combined with
+ * this member's, which is what its completion depended on.  A Cartesian
+ * MPI_PROC_NULL neighbour sends nothing: its slot keeps INT64_MIN.  Every
+ * member calls the Neighbor_allgather (it is collective): when no buffer
+ * can be had for many in-neighbours, a static one serves, one thread at a
+ * time.  Returns whether anything was joined. */
+#define NBR_STATIC 256
+static struct xbuf nbr_static[NBR_STATIC];
+static pthread_mutex_t nbr_static_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int nbr_join(struct hp_mt *mt, struct hp_comp *k, const struct hp_comm *cm, MPI_Comm comm, int64_t t1,
+		    int64_t xb, int64_t t2)
+{
+	int nin, nout;
+	neighbours(comm, &nin, &nout);
+	const struct hp_pb_ext *ext = hp_mpi.ext;
+	if (ext) {
+		pthread_once(&xonce, xsetup);
+		if (xtype == MPI_DATATYPE_NULL)
+			return 0; /* as xchg() */
+	}
+	/* entries of esz bytes, values first */
+	size_t esz = ext ? sizeof(struct xbuf) : 3 * sizeof(int64_t);
+	struct xbuf me, local[4];
+	char *v = (char *)local;
+	int locked = 0;
+	if ((size_t)nin * esz > sizeof(local) && !(v = hp_scratch(mt, esz * (size_t)nin))) {
+		if ((size_t)nin * esz > sizeof(nbr_static))
+			return 0; /* not even that: this member cannot take part */
+		pthread_mutex_lock(&nbr_static_lock);
+		v = (char *)nbr_static;
+		locked = 1;
+	}
+	for (int i = 0; i < nin; i++)
+		((int64_t *)(void *)(v + esz * (size_t)i))[0] = INT64_MIN;
+	memset(&me, 0, sizeof(me));
+	me.v[0] = t1;
+	me.v[1] = t1 - xb;
+	me.v[2] = hp_cyc_to_ns(xb);
+	int rc;
+	if (ext) {
+		if (ext->coll_in)
+			ext->coll_in(&me.pb);
+		rc = PMPI_Neighbor_allgather(&me, 1, xtype, v, 1, xtype, comm);
+	} else {
+		rc = PMPI_Neighbor_allgather(me.v, 3, MPI_INT64_T, v, 3, MPI_INT64_T, comm);
+	}
+	int joined = 0;
+	if (rc == MPI_SUCCESS) {
+		for (int i = 0; i < nin; i++) {
+			const int64_t *e = (const int64_t *)(const void *)(v + esz * (size_t)i);
+			if (e[0] == INT64_MIN)
+				continue;
+			if (cm->clock)
+				hp_comp_join_max(k, e[0], e[1]);
+			else
+				hp_comp_msg(k, t2, hp_ns_to_cyc(e[2]));
+			if (ext && ext->combine)
+				ext->combine(&((const struct xbuf *)(const void *)e)->pb, &me.pb);
+			joined = 1;
+		}
+		if (ext && ext->coll_out)
+			ext->coll_out(&me.pb);
+	}
+	if (locked)
+		pthread_mutex_unlock(&nbr_static_lock);
+	return joined;
+}
+
+#define NCOLL(bytes_expr, call) COLL(NBR, 0, bytes_expr, call)
+
+/* Whether out-neighbour slot i of a Cartesian communicator is a process:
+ * slots 2d and 2d + 1 are dimension d's lower and upper neighbours, and
+ * on a border without periodicity MPI_PROC_NULL, to which nothing goes. */
+static int cart_slot_real(MPI_Comm comm, int i)
+{
+	int lo = MPI_PROC_NULL, hi = MPI_PROC_NULL;
+	if (PMPI_Cart_shift(comm, i / 2, 1, &lo, &hi) != MPI_SUCCESS)
+		return 1;
+	return (i % 2 ? hi : lo) != MPI_PROC_NULL;
+}
 
 /* What a neighbourhood Allgather(v) or Alltoall sends: count x type to each
- * out-neighbour; Alltoallv: counts[i] x type; Alltoallw: counts[i] x types[i]. */
+ * out-neighbour; Alltoallv: counts[i] x type; Alltoallw: counts[i] x
+ * types[i]; nothing to a Cartesian MPI_PROC_NULL neighbour. */
 static uint64_t nbr_bytes(struct hp_mt *mt, MPI_Comm comm, int count, const int *counts,
 			  MPI_Datatype type, const MPI_Datatype *types)
 {
-	int n = out_neighbours(comm);
-	if (types)
-		return alltoallw_bytes(mt, n, counts, types);
-	return per_peer(count, counts, n) * tsize(mt, type);
+	int n = out_neighbours(comm), kind = MPI_UNDEFINED;
+	if (PMPI_Topo_test(comm, &kind) != MPI_SUCCESS || kind != MPI_CART) {
+		if (types)
+			return alltoallw_bytes(mt, n, counts, types);
+		return per_peer(count, counts, n) * tsize(mt, type);
+	}
+	uint64_t b = 0;
+	for (int i = 0; i < n; i++) {
+		int k = counts ? counts[i] : count;
+		if (k > 0 && cart_slot_real(comm, i))
+			b += (uint64_t)k * tsize(mt, types ? types[i] : type);
+	}
+	return b;
 }
 
 /* Neighbor_allgather, and Neighbor_alltoall (same parameters and count:

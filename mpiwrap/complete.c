@@ -153,6 +153,16 @@ static void coll_done(struct hp_call *c, struct hp_compl *k, struct hp_req *r)
 	hp_charge_pb(c, hp_rdtsc() - t0);
 	if (rc != MPI_SUCCESS || !r->xjoin)
 		return;
+	if (r->xnbr_v) { /* a neighbourhood collective: its in-neighbours */
+		for (int i = 0; i < r->xnbr; i++) {
+			const int64_t *e = r->xnbr_v + 2 * i;
+			if (e[0] == INT64_MIN)
+				continue;
+			hp_comp_join_max(&k->comp, e[0], e[1]);
+			k->nmsg++;
+		}
+		return;
+	}
 	const int64_t *v = r->xbcast ? r->xin : r->xout; /* a broadcast's result is in place */
 	hp_comp_join_max(&k->comp, v[0], v[1]);
 	k->nmsg++;

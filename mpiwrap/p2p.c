@@ -755,20 +755,6 @@ int hp_w_sendrecv_replace(struct hp_call *c, __typeof__(&PMPI_Sendrecv_replace) 
 
 /* ---- non-blocking ------------------------------------------------------------------ */
 
-static char *req_stage(struct hp_req *r, size_t n)
-{
-	if (n <= sizeof(r->inl))
-		return r->inl;
-	if (n > r->heap_cap) {
-		char *p = realloc(r->heap_stage, n);
-		if (!p)
-			return NULL;
-		r->heap_stage = p;
-		r->heap_cap = n;
-	}
-	return r->heap_stage;
-}
-
 /* A request remembers its communicator's rank table when it is posted:
  * MPI_Comm_free may come before the completion ("pending operations will
  * complete normally", MPI 3.1 section 6.4.3), and a freed handle cannot be
@@ -806,7 +792,7 @@ static int post_send(struct hp_call *c, struct hp_req *r, const struct hp_typein
 	uint64_t bytes = r->bytes;
 	if (use_packed(ti, bytes)) {
 		uint32_t hdr = hp_pb_hdr(bytes);
-		char *st = req_stage(r, hdr + bytes);
+		char *st = hp_req_stage(r, hdr + bytes);
 		if (!st)
 			return MPI_ERR_NO_MEM;
 		copy_in(st + hdr, buf, count, datatype, ti, bytes);
@@ -903,7 +889,7 @@ static int post_recv(struct hp_call *c, struct hp_req *r, void *buf, int count, 
 	r->utype = datatype;
 	if (use_packed(ti, cap)) {
 		uint32_t hdr = hp_pb_hdr(cap);
-		char *st = req_stage(r, hdr + cap);
+		char *st = hp_req_stage(r, hdr + cap);
 		if (!st)
 			return MPI_ERR_NO_MEM;
 		r->scheme = HP_SCH_PACKED;
@@ -1121,7 +1107,7 @@ int hp_w_isendrecv_replace(struct hp_call *c, __typeof__(&PMPI_Isendrecv_replace
 		struct hp_req *h = isendrecv_half(r, sbytes);
 		rc = h ? PMPI_Pack_size(count, datatype, comm, &psize) : MPI_ERR_NO_MEM;
 		uint32_t hdr = hp_pb_hdr(sbytes);
-		char *out = rc == MPI_SUCCESS ? req_stage(h, hdr + (size_t)psize + 1) : NULL;
+		char *out = rc == MPI_SUCCESS ? hp_req_stage(h, hdr + (size_t)psize + 1) : NULL;
 		if (rc == MPI_SUCCESS && !out)
 			rc = MPI_ERR_NO_MEM;
 		int pos = (int)hdr;
@@ -1197,7 +1183,7 @@ int hp_w_psend(struct hp_call *c, __typeof__(&PMPI_Send_init) pmpi, const void *
 	} else if (hp_mpi.pb_compact && r->bytes <= HP_PB_COMPACT_MAX) {
 		/* tiny: the compact form, copied into the request's own stage at
 		 * each MPI_Start (the user refills the buffer between starts) */
-		r->stage = req_stage(r, HP_PB_COMPACT + r->bytes);
+		r->stage = hp_req_stage(r, HP_PB_COMPACT + r->bytes);
 		r->scheme = HP_SCH_PACKED;
 		r->ubuf = (void *)buf;
 		r->ucount = count;
@@ -1245,7 +1231,7 @@ int hp_w_precv(struct hp_call *c, __typeof__(&PMPI_Recv_init) pmpi, void *buf, i
 		/* tiny: into the request's stage (a struct's slot cannot hold
 		 * the compact form in front of the data), copied out at each
 		 * completion */
-		r->stage = req_stage(r, HP_PB_COMPACT + cap);
+		r->stage = hp_req_stage(r, HP_PB_COMPACT + cap);
 		r->scheme = HP_SCH_PACKED;
 		r->posted = (int)(HP_PB_COMPACT + cap);
 		r->bytes = cap;

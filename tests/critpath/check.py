@@ -168,6 +168,12 @@ def main():
         check("the path ends on rank 1", cp["rank"] == 1, cp["rank"], 1)
         near("consume's share = N*(B+1) (both overloads)", cons["share"], n * B1)
         near("produce's share = A (the first item)", prod["share"], A, abs_ms=8)
+    elif case == "nbr":
+        S, R = a
+        near("path length = S + 2R (through two neighbourhood collectives)", cp["length"], S + 2 * R, rel=0.15)
+        check("the path ends on rank 2", cp["rank"] == 2, cp["rank"], 2)
+        near("chain_head's share = S (rank 0, before the first)", fn(cp, "chain_head")["share"], S)
+        near("chain_link's share = 2R (ranks 1 and 2)", fn(cp, "chain_link")["share"], 2 * R)
     elif case in ("pipeline", "length", "unresolved"):
         n, A, B, C = a
         want = A + n * B + C

@@ -27,6 +27,13 @@
  *       N*(F+H), f's share N*F; zeroing f leaves N*(G+H): the reduction
  *       N*(F-G) is less than the share by N*G, because g's branch becomes
  *       critical.
+ *   nbr S R            (3 ranks) a chain 0 -> 1 -> 2 as a distributed graph,
+ *       with neighbourhood collectives only: rank 0 runs chain_head (S ms),
+ *       then two MPI_Neighbor_allgather; rank 1 the first (it waits for
+ *       rank 0), chain_link (R ms), the second; rank 2 both (the second
+ *       waits for rank 1), then chain_link.  Path S + 2R on rank 2,
+ *       chain_head's share S, chain_link's 2R: only if the path travels
+ *       through the neighbourhood collectives.
  */
 #include <hyprof.h>
 #include <mpi.h>
@@ -139,6 +146,27 @@ WORK static void branches(int rank, int n, double fm, double gm, double hm)
 	}
 }
 
+/* ---- a chain of neighbourhood collectives ------------------------------------- */
+WORK void chain_head(double ms) { work_for(ms); }
+WORK void chain_link(double ms) { work_for(ms); }
+
+WORK static void nbr_chain(int rank, int size, double s, double r)
+{
+	MPI_Comm chain;
+	int src = rank - 1, dst = rank + 1, one = 1, in = rank, got = -1;
+	MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, rank > 0, &src, &one, rank + 1 < size, &dst, &one,
+				       MPI_INFO_NULL, 0, &chain);
+	if (rank == 0)
+		chain_head(s);
+	MPI_Neighbor_allgather(&in, 1, MPI_INT, &got, 1, MPI_INT, chain);
+	if (rank == 1)
+		chain_link(r);
+	MPI_Neighbor_allgather(&in, 1, MPI_INT, &got, 1, MPI_INT, chain);
+	if (rank == 2)
+		chain_link(r);
+	MPI_Comm_free(&chain);
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -152,10 +180,12 @@ int main(int argc, char **argv)
 		nas_is_ben(rank, atof(argv[2]), atoi(argv[3]), atof(argv[4]));
 	} else if (!strcmp(what, "branch") && argc == 6 && size == 3) {
 		branches(rank, atoi(argv[2]), atof(argv[3]), atof(argv[4]), atof(argv[5]));
+	} else if (!strcmp(what, "nbr") && argc == 4 && size == 3) {
+		nbr_chain(rank, size, atof(argv[2]), atof(argv[3]));
 	} else {
 		if (rank == 0)
 			fprintf(stderr, "usage: cp_progs pipeline N A B C (3 ranks) | is S I R (2+ ranks) | "
-					"branch N F G H (3 ranks)\n");
+					"branch N F G H (3 ranks) | nbr S R (3 ranks)\n");
 		MPI_Finalize();
 		return 2;
 	}

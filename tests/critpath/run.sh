@@ -7,6 +7,8 @@
 #   create_seq   3 ranks, the NAS IS case: create_seq, small in CPU time,
 #                is sequential and takes a large share of the path; Bcast,
 #                Allreduce, Reduce
+#   nbr          3 ranks, a chain handed on by neighbourhood collectives
+#                (Neighbor_allgather on a distributed graph)
 #   zeroing      3 ranks, two branches: zeroing f helps only until g's
 #                branch is critical; Isend/Irecv/Waitall and Allreduce
 #   auto         the two-branch program with --critical-path auto:3: the
@@ -65,6 +67,11 @@ create_seq)
   # S=300 ms of create_seq on rank 0, then I=10 x R=40 ms of do_rank on every rank
   run 3 "$T/i" --mode measured --critical-path create_seq,do_rank -- "$P" is 300 10 40
   $CHK create_seq "$T/i.json" 300 10 40 3 || fail "create_seq" ;;
+nbr)
+  # S=200 ms on rank 0, R=150 ms on ranks 1 and 2, handed on by
+  # neighbourhood collectives down a chain
+  run 3 "$T/c" --mode measured --critical-path chain_head,chain_link -- "$P" nbr 200 150
+  $CHK nbr "$T/c.json" 200 150 || fail "neighbourhood collectives" ;;
 zeroing)
   # N=10 rounds, F=60 G=20 H=5 ms (g's branch 40 ms shorter: it stays
   # shorter on a loaded machine)

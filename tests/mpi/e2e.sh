@@ -94,10 +94,13 @@ correct)
     same "$T/plain" "$T/out" "--compensate $1, packed copy up to ${2} bytes"
     $CHK fields "$T/p.json" "$np" || fail "the ranks list ($cfg)"
     # non-blocking and neighbourhood collectives are counted, with the data
-    # each rank gives (a ring has 2 out-neighbours, the graph 1)
+    # each rank gives (a ring and the graph have 2 out-neighbours, the
+    # distributed graph 1; on the line and the chain an end sends to 1 or
+    # none: nothing to MPI_PROC_NULL)
     $CHK calls "$T/p.json" MPI_Iallreduce=$((2 * np)):$((16 * np)) MPI_Ibarrier=$np:0 \
       MPI_Ialltoall=$np:$((4 * np * np)) MPI_Iscan=$np:$((8 * np)) MPI_Iexscan=$np:$((8 * np)) \
-      MPI_Neighbor_alltoall=$((2 * np)):$((8 * np + 4 * np)) MPI_Ineighbor_alltoallw=$np:$((8 * np)) ||
+      MPI_Neighbor_alltoall=$((3 * np)):$((20 * np)) MPI_Ineighbor_alltoallw=$np:$((8 * np)) \
+      MPI_Neighbor_allgather=$((3 * np)):$((20 * np - 12)) MPI_Ineighbor_alltoall=$((2 * np)):$((16 * np - 8)) ||
       fail "non-blocking collectives' statistics ($cfg)"
     if [ "$1" = parallel ]; then
       $CHK applied "$T/p.json" 3 || fail "messages without a piggyback ($cfg)"

@@ -792,8 +792,9 @@ static void t_icollectives(void)
 	free(rs);
 }
 
-/* Neighbourhood collectives (MPI 3) on a periodic ring (Cart) and a
- * distributed graph: the wrappers only count them. */
+/* Neighbourhood collectives (MPI 3) on a periodic ring (Cart), a line,
+ * distributed graphs and a graph: the results as without the wrappers
+ * (which count them and exchange the delays beside them). */
 static void t_neighbours(void)
 {
 	int n = size, dims[1] = {n}, per[1] = {1};
@@ -832,6 +833,40 @@ static void t_neighbours(void)
 	say("dist graph neighbor_alltoall: %d", got);
 	MPI_Comm_free(&dg);
 	MPI_Comm_free(&ring);
+	/* a line (not periodic: the ends' MPI_PROC_NULL slots stay untouched),
+	 * blocking and not; a chain as a distributed graph whose first rank
+	 * receives from nobody; a graph (MPI_Graph_create) of the ring */
+	MPI_Comm line, chain, graph;
+	per[0] = 0;
+	check(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, per, 0, &line), "Cart_create line");
+	rb[0] = rb[1] = -1;
+	check(MPI_Neighbor_allgather(&one, 1, MPI_INT, rb, 1, MPI_INT, line), "Neighbor_allgather line");
+	ib[0] = ib[1] = -1;
+	check(MPI_Ineighbor_alltoall(sb, 1, MPI_INT, ib, 1, MPI_INT, line, &q[0]), "Ineighbor_alltoall line");
+	check(MPI_Wait(&q[0], MPI_STATUS_IGNORE), "Wait ineighbor line");
+	say("line neighbor_allgather: %d %d; ineighbor_alltoall: %d %d", rb[0], rb[1], ib[0], ib[1]);
+	int csrc = rank - 1, cdst = rank + 1;
+	check(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, rank > 0, &csrc, wt, rank + 1 < n, &cdst, wt,
+					     MPI_INFO_NULL, 0, &chain),
+	      "Dist_graph_create_adjacent chain");
+	got = -1;
+	check(MPI_Neighbor_allgather(&one, 1, MPI_INT, &got, 1, MPI_INT, chain), "Neighbor_allgather chain");
+	say("chain neighbor_allgather: %d", got);
+	int *gi = malloc(sizeof(int) * (size_t)n), *ge = malloc(sizeof(int) * 2 * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		gi[i] = 2 * (i + 1);
+		ge[2 * i] = (i + n - 1) % n;
+		ge[2 * i + 1] = (i + 1) % n;
+	}
+	check(MPI_Graph_create(MPI_COMM_WORLD, n, gi, ge, 0, &graph), "Graph_create");
+	rb[0] = rb[1] = -1;
+	check(MPI_Neighbor_alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, graph), "Neighbor_alltoall graph");
+	say("graph neighbor_alltoall: %d %d", rb[0], rb[1]);
+	free(gi);
+	free(ge);
+	MPI_Comm_free(&graph);
+	MPI_Comm_free(&chain);
+	MPI_Comm_free(&line);
 }
 
 static void t_comms(void)

@@ -18,7 +18,8 @@
  * (tests/mpi/test_comp.c has the same cases in a simulator).
  *
  * Usage: mpirun -np N mpi_scenarios FAMILY DELAY_US [CASE]
- *   FAMILY p2p (2 ranks), three (3 ranks), wildcard (3 ranks), coll (2 or 3 ranks)
+ *   FAMILY p2p (2 ranks), three (3 ranks), wildcard (3 ranks), coll (2 or 3 ranks),
+ *          nbr (neighbourhood collectives, 2 or 3 ranks)
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -104,7 +105,7 @@ static NOI void work(double work_ms, double overhead_ms)
 }
 
 enum kind { END = 0, W, S, R, RA, BAR, BCAST, REDUCE, ALLRED, GATHER, SCATTER, ALLGATHER, ALLTOALL, SCAN,
-	    REDSCAT, IBAR, IBCAST, IREDUCE, IALLRED, IGATHER, ISCAN, WT };
+	    REDSCAT, IBAR, IBCAST, IREDUCE, IALLRED, IGATHER, ISCAN, WT, NLINE, NRING, NCHAIN, INLINE };
 struct step {
 	enum kind k;
 	double a, b; /* W: work_ms, overhead_ms; S/R: peer; collectives: root */
@@ -189,6 +190,33 @@ static const struct scase coll[] = {
 		      {WK(80, 10), CL(ISCAN, 0), WK(5, 1), CL(WT, 0)}}},
 	{NULL, 0, {{{END, 0, 0}}}},
 };
+
+/* Neighbourhood collectives, on process topologies over all ranks: a
+ * line (Cartesian, not periodic: an end has one neighbour), a ring
+ * (periodic), and a chain (distributed graph, each rank sends to the next
+ * only).  A member waits for its in-neighbours alone: in the line, the
+ * middle rank waits for the slow end, the other end for nobody. */
+static MPI_Comm line_comm, ring_comm, chain_comm;
+static const struct scase nbr[] = {
+	{"neighbor_alltoall on a line", 3, {{WK(100, 80), CL(NLINE, 0)}, {WK(60, 5), CL(NLINE, 0)}, {WK(80, 10), CL(NLINE, 0)}}},
+	{"neighbor_allgather on a ring", 3, {{WK(60, 5), CL(NRING, 0)}, {WK(100, 80), CL(NRING, 0)}, {WK(80, 10), CL(NRING, 0)}}},
+	{"neighbor_allgather down a chain", 3, {{WK(100, 80), CL(NCHAIN, 0)}, {WK(20, 5), CL(NCHAIN, 0)}, {WK(60, 10), CL(NCHAIN, 0)}}},
+	{"ineighbor_alltoall on a line", 3, {{WK(100, 80), CL(INLINE, 0), WK(5, 1), CL(WT, 0)},
+					    {WK(60, 5), CL(INLINE, 0), WK(5, 1), CL(WT, 0)},
+					    {WK(80, 10), CL(INLINE, 0), WK(5, 1), CL(WT, 0)}}},
+	{NULL, 0, {{{END, 0, 0}}}},
+};
+
+static NOI void topologies(void)
+{
+	int dims[1] = {size}, per[1] = {0};
+	MPI_Cart_create(MPI_COMM_WORLD, 1, dims, per, 0, &line_comm);
+	per[0] = 1;
+	MPI_Cart_create(MPI_COMM_WORLD, 1, dims, per, 0, &ring_comm);
+	int src = rank - 1, dst = rank + 1, one = 1; /* weights (MPI_UNWEIGHTED upsets gcc's bounds check) */
+	MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, rank > 0, &src, &one, rank + 1 < size, &dst, &one,
+				       MPI_INFO_NULL, 0, &chain_comm);
+}
 
 static NOI void run_case(const struct scase *c)
 {
@@ -277,6 +305,18 @@ static NOI void run_case(const struct scase *c)
 		case WT:
 			MPI_Wait(&req, MPI_STATUS_IGNORE);
 			break;
+		case NLINE:
+			MPI_Neighbor_alltoall(in, 4, MPI_INT, out, 4, MPI_INT, line_comm);
+			break;
+		case NRING:
+			MPI_Neighbor_allgather(in, 4, MPI_INT, out, 4, MPI_INT, ring_comm);
+			break;
+		case NCHAIN:
+			MPI_Neighbor_allgather(in, 4, MPI_INT, out, 4, MPI_INT, chain_comm);
+			break;
+		case INLINE:
+			MPI_Ineighbor_alltoall(in, 4, MPI_INT, out, 4, MPI_INT, line_comm, &req);
+			break;
 		case END:
 			break;
 		}
@@ -317,12 +357,13 @@ int NOI main(int argc, char **argv)
 	const struct scase *cases = !strcmp(fam, "three")      ? three
 				    : !strcmp(fam, "wildcard") ? wildcard
 				    : !strcmp(fam, "coll")     ? coll
+				    : !strcmp(fam, "nbr")      ? nbr
 							       : p2p;
-	int need = cases == coll ? 2 : cases[0].np;
-	if (size < need || (cases != coll && size != need)) {
+	int flex = cases == coll || cases == nbr; /* 2 or 3 ranks */
+	int need = flex ? 2 : cases[0].np;
+	if (size < need || (!flex && size != need)) {
 		if (!rank)
-			fprintf(stderr, "mpi_scenarios %s needs %s%d ranks\n", fam, cases == coll ? "at least " : "",
-				need);
+			fprintf(stderr, "mpi_scenarios %s needs %s%d ranks\n", fam, flex ? "at least " : "", need);
 		MPI_Finalize();
 		return 2;
 	}
@@ -335,6 +376,8 @@ int NOI main(int argc, char **argv)
 	tsc_per_us = (double)(tsc() - c0) /
 		     ((double)((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec)) / 1000.0);
 	MPI_Bcast(&tsc_per_us, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD); /* one clock for all */
+	if (cases == nbr)
+		topologies();
 	ref_tsc = tsc();
 	MPI_Bcast(&ref_tsc, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD); /* and one origin */
 	int only = argc > 3 ? atoi(argv[3]) : -1; /* one case, for debugging */
