@@ -223,6 +223,15 @@ static void exchange(struct hp_call *c, enum shape shape, MPI_Comm comm, const s
 	mt->tot.xchg++;
 }
 
+/* A symmetric collective's exchange on comm, for a collective that is not
+ * MPI's own (MPI_Win_fence, rma.c), with its per-size statistics. */
+void hp_coll_exchange_sym(struct hp_call *c, MPI_Comm comm)
+{
+	const struct hp_comm *cm = hp_comm_get(c->mt, comm);
+	exchange(c, SYM, comm, cm, 0);
+	hp_coll_add(c->mt, c->fn, cm ? cm->size : 0, 0, (int64_t)(c->t2 - c->t1), c->wait_raw, c->wait_comp);
+}
+
 static uint64_t tsize(struct hp_mt *mt, MPI_Datatype t)
 {
 	return t == MPI_DATATYPE_NULL ? 0 : (uint64_t)hp_typeinfo(mt, t)->size;

@@ -339,6 +339,13 @@ MPI_Datatype hp_pb_struct(struct hp_mt *mt, const void *slot, const void *buf, i
 void hp_types_release(void);
 /* At MPI_Finalize: free the delay exchange's datatype and operations. */
 void hp_coll_release(void);
+/* The delay exchange of a symmetric collective on comm, after a call that
+ * is one without being MPI's collective (MPI_Win_fence), and its
+ * statistics per communicator size (coll.c). */
+void hp_coll_exchange_sym(struct hp_call *c, MPI_Comm comm);
+/* One-sided windows (rma.c): a window created over comm, and forgotten. */
+void hp_win_add(MPI_Win w, MPI_Comm comm);
+void hp_win_forget(MPI_Win w);
 /* The per-thread staging buffer `which` (0 send, 1 receive) of at least n
  * bytes; NULL when out of memory. */
 char *hp_stage_grow(struct hp_mt *mt, int which, size_t n);

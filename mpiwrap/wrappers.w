@@ -584,3 +584,104 @@
 # inherit the disconnected one's record (another world: no piggyback)
 %fn comm_free   int MPI_Comm_disconnect(MPI_Comm *comm /*inout*/)
 %fn type_free   int MPI_Type_free(MPI_Datatype *datatype /*inout*/)
+
+# ---- one-sided communication (rma.c) ----------------------------------------------
+# Counted per call site and target (no piggyback: nothing travels with the
+# data); synchronisation calls' time is waiting, MPI_Win_fence exchanges the
+# delays like a symmetric collective.  C entry points only: Open MPI's
+# Fortran bindings call PMPI_ directly, so a Fortran program's RMA is not
+# counted there (MPICH's Fortran bindings call these C functions).
+%class win_create
+	rc = hp_w_win_create(&c, {{pmpi}}, {{args}});
+%end
+%class win_allocate
+	rc = hp_w_win_allocate(&c, {{pmpi}}, {{args}});
+%end
+%class win_create_dynamic
+	rc = hp_w_win_create_dynamic(&c, {{pmpi}}, {{args}});
+%end
+%class win_free
+	rc = hp_w_win_free(&c, {{pmpi}}, {{args}});
+%end
+%class rma_put
+	rc = hp_w_rma_put(&c, {{pmpi}}, {{args}});
+%end
+%class rma_get
+	rc = hp_w_rma_get(&c, {{pmpi}}, {{args}});
+%end
+%class rma_acc
+	rc = hp_w_rma_acc(&c, {{pmpi}}, {{args}});
+%end
+%class rma_rput
+	rc = hp_w_rma_rput(&c, {{pmpi}}, {{args}});
+%end
+%class rma_rget
+	rc = hp_w_rma_rget(&c, {{pmpi}}, {{args}});
+%end
+%class rma_racc
+	rc = hp_w_rma_racc(&c, {{pmpi}}, {{args}});
+%end
+%class rma_getacc
+	rc = hp_w_rma_getacc(&c, {{pmpi}}, {{args}});
+%end
+%class rma_rgetacc
+	rc = hp_w_rma_rgetacc(&c, {{pmpi}}, {{args}});
+%end
+%class rma_fop
+	rc = hp_w_rma_fop(&c, {{pmpi}}, {{args}});
+%end
+%class rma_cas
+	rc = hp_w_rma_cas(&c, {{pmpi}}, {{args}});
+%end
+%class win_fence
+	rc = hp_w_win_fence(&c, {{pmpi}}, {{args}});
+%end
+%class win_sync
+	rc = hp_w_win_sync(&c, {{pmpi}}, {{args}});
+%end
+%class win_lock_all
+	rc = hp_w_win_lock_all(&c, {{pmpi}}, {{args}});
+%end
+%class win_start
+	rc = hp_w_win_start(&c, {{pmpi}}, {{args}});
+%end
+%class win_test
+	rc = hp_w_win_test(&c, {{pmpi}}, {{args}});
+%end
+%class win_lock
+	rc = hp_w_win_lock(&c, {{pmpi}}, {{args}});
+%end
+%class win_unlock
+	rc = hp_w_win_unlock(&c, {{pmpi}}, {{args}});
+%end
+
+%fn win_create nofortran int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
+%fn win_allocate nofortran int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+%fn win_allocate nofortran int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+%fn win_create_dynamic nofortran int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+%fn win_free nofortran int MPI_Win_free(MPI_Win *win)
+%fn rma_put nofortran int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+%fn rma_get nofortran int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+%fn rma_acc nofortran int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+%fn rma_rput nofortran int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+%fn rma_rget nofortran int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+%fn rma_racc nofortran int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+%fn rma_getacc nofortran int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+%fn rma_rgetacc nofortran int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+%fn rma_fop nofortran int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+%fn rma_cas nofortran int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
+%fn win_fence nofortran int MPI_Win_fence(int assert, MPI_Win win)
+%fn win_sync nofortran int MPI_Win_complete(MPI_Win win)
+%fn win_sync nofortran int MPI_Win_wait(MPI_Win win)
+%fn win_sync nofortran int MPI_Win_unlock_all(MPI_Win win)
+%fn win_sync nofortran int MPI_Win_flush_all(MPI_Win win)
+%fn win_sync nofortran int MPI_Win_flush_local_all(MPI_Win win)
+%fn win_sync nofortran int MPI_Win_sync(MPI_Win win)
+%fn win_lock_all nofortran int MPI_Win_lock_all(int assert, MPI_Win win)
+%fn win_start nofortran int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
+%fn win_start nofortran int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
+%fn win_test nofortran int MPI_Win_test(MPI_Win win, int *flag)
+%fn win_lock nofortran int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+%fn win_unlock nofortran int MPI_Win_unlock(int rank, MPI_Win win)
+%fn win_unlock nofortran int MPI_Win_flush(int rank, MPI_Win win)
+%fn win_unlock nofortran int MPI_Win_flush_local(int rank, MPI_Win win)

@@ -108,6 +108,39 @@ correct)
     rm -rf "$T/p" "$T/p.json"
   done
   unset HYPROF_MPI_PACK_MAX HYPROF_MPI_PB_COMPACT ;;
+rma)
+  # one-sided communication (mpi_rma.c): the same results, in every mode,
+  # and each operation counted with the bytes it moves (per rank: fence 4
+  # ints put, pscw 1 from each rank but 0, lock 3, allocate 2 doubles,
+  # dynamic 1; Get 2 ints; Get_accumulate fetches 2; Fetch_and_op and
+  # Compare_and_swap one int each way, the latter with the compare value
+  # too)
+  np=$1
+  plain "$np" "$T/plain" "$B/mpi_rma"
+  grep -q "^done $np ranks" "$T/plain" || fail "mpi_rma did not finish"
+  for cfg in "measured parallel" "hybrid parallel" "hybrid none" "sampled local"; do
+    set -- $cfg
+    hp "$np" "$T/p" "$T/out" --mode "$1" --compensate "$2" -- "$B/mpi_rma"
+    same "$T/plain" "$T/out" "mpi_rma, --mode $1 --compensate $2"
+    [ -s "$T/out.err" ] && { cat "$T/out.err"; fail "hyprof wrote to stderr (mpi_rma, $cfg)"; }
+    $CHK calls "$T/p.json" MPI_Put=$((5 * np - 1)):$((52 * np - 4)) MPI_Get=$np:$((8 * np)) \
+      MPI_Accumulate=$np:$((4 * np)) MPI_Get_accumulate=$np:$((8 * np)) MPI_Fetch_and_op=$np:$((8 * np)) \
+      MPI_Compare_and_swap=$np:$((12 * np)) MPI_Rput=$np:$((4 * np)) MPI_Rget=$np:$((4 * np)) \
+      MPI_Win_fence=$((7 * np)):0 MPI_Win_lock=$((2 * np)):0 MPI_Win_unlock_all=$((4 * np)):0 ||
+      fail "one-sided calls' statistics ($cfg)"
+    python3 - "$T/p.json" "$np" <<'PY' || fail "one-sided traffic in the matrix ($cfg)"
+import json, sys
+rep, np = json.load(open(sys.argv[1])), int(sys.argv[2])
+pairs = (rep.get("mpi_matrix") or {}).get("pairs", [])
+sent = {(p["from"], p["to"]): p["bytes"] for p in pairs}
+# every rank sent to its right neighbour (the puts of the fence epoch at least)
+bad = [r for r in range(np) if sent.get((r, (r + 1) % np), 0) <= 0]
+if bad:
+    print("no bytes from rank(s) %s to their right neighbour" % bad); sys.exit(1)
+print("matrix: every rank sent bytes to its right neighbour")
+PY
+    rm -rf "$T/p" "$T/p.json"
+  done ;;
 fortran)
   for prog in mpi_fortran_usempi mpi_fortran_mpifh mpi_fortran_f08; do
     [ -x "$B/$prog" ] || skip "$prog was not built (no Fortran compiler)"
