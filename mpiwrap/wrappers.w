@@ -685,3 +685,70 @@
 %fn win_unlock nofortran int MPI_Win_unlock(int rank, MPI_Win win)
 %fn win_unlock nofortran int MPI_Win_flush(int rank, MPI_Win win)
 %fn win_unlock nofortran int MPI_Win_flush_local(int rank, MPI_Win win)
+
+# ---- MPI-IO (io.c) -------------------------------------------------------------------
+# Timed and counted per call site with the bytes moved; no piggyback, no
+# compensation (no message).  C entry points only, as for one-sided.
+%class io_open
+	rc = {{pmpi}}({{args}});
+%end
+%class io_close
+	rc = {{pmpi}}({{args}});
+%end
+%class io_set_view
+	rc = {{pmpi}}({{args}});
+%end
+%class io_sync
+	rc = {{pmpi}}({{args}});
+%end
+%class io_read
+	rc = hp_w_io_read(&c, {{pmpi}}, {{args}});
+%end
+%class io_write
+	rc = hp_w_io_write(&c, {{pmpi}}, {{args}});
+%end
+%class io_read_at
+	rc = hp_w_io_read_at(&c, {{pmpi}}, {{args}});
+%end
+%class io_write_at
+	rc = hp_w_io_write_at(&c, {{pmpi}}, {{args}});
+%end
+%class io_iread
+	rc = hp_w_io_iread(&c, {{pmpi}}, {{args}});
+%end
+%class io_iwrite
+	rc = hp_w_io_iwrite(&c, {{pmpi}}, {{args}});
+%end
+%class io_iread_at
+	rc = hp_w_io_iread_at(&c, {{pmpi}}, {{args}});
+%end
+%class io_iwrite_at
+	rc = hp_w_io_iwrite_at(&c, {{pmpi}}, {{args}});
+%end
+
+%fn io_open nofortran int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
+%fn io_close nofortran int MPI_File_close(MPI_File *fh)
+%fn io_set_view nofortran int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info)
+%fn io_sync nofortran int MPI_File_sync(MPI_File fh)
+%fn io_read nofortran int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+%fn io_read nofortran int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+%fn io_read nofortran int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+%fn io_read nofortran int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+%fn io_write nofortran int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+%fn io_write nofortran int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+%fn io_write nofortran int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+%fn io_write nofortran int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+%fn io_read_at nofortran int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+%fn io_read_at nofortran int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+%fn io_write_at nofortran int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+%fn io_write_at nofortran int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+%fn io_iread nofortran int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+%fn io_iread nofortran int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+%fn io_iwrite nofortran int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+%fn io_iwrite nofortran int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+%fn io_iread_at nofortran int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+%fn io_iwrite_at nofortran int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+%fn io_iread nofortran int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+%fn io_iwrite nofortran int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+%fn io_iread_at nofortran int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+%fn io_iwrite_at nofortran int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)

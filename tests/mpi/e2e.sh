@@ -141,6 +141,27 @@ print("matrix: every rank sent bytes to its right neighbour")
 PY
     rm -rf "$T/p" "$T/p.json"
   done ;;
+io)
+  # MPI-IO (mpi_io.c): the same results, and each access counted with the
+  # bytes it moved (per rank: write_at 100 ints, write_all 50, iwrite_at
+  # 10, write_ordered 1; read_at 100 and a short read of one int per rank,
+  # read_all 50, iread_at 10)
+  np=$1
+  plain "$np" "$T/plain" "$B/mpi_io" "$T/f.plain"
+  grep -q "^done $np ranks" "$T/plain" || fail "mpi_io did not finish"
+  for cfg in "measured parallel" "hybrid none"; do
+    set -- $cfg
+    hp "$np" "$T/p" "$T/out" --mode "$1" --compensate "$2" -- "$B/mpi_io" "$T/f.hp"
+    same "$T/plain" "$T/out" "mpi_io, --mode $1 --compensate $2"
+    cmp -s "$T/f.plain" "$T/f.hp" || fail "the file written under hyprof differs ($cfg)"
+    [ -s "$T/out.err" ] && { cat "$T/out.err"; fail "hyprof wrote to stderr (mpi_io, $cfg)"; }
+    $CHK calls "$T/p.json" MPI_File_write_at=$np:$((400 * np)) MPI_File_write_all=$np:$((200 * np)) \
+      MPI_File_iwrite_at=$np:$((40 * np)) MPI_File_write_ordered=$np:$((4 * np)) \
+      MPI_File_read_at=$((2 * np)):$((np * (400 + 4 * np))) MPI_File_read_all=$np:$((200 * np)) \
+      MPI_File_iread_at=$np:$((40 * np)) MPI_File_open=$np:0 MPI_File_close=$np:0 MPI_File_set_view=$((4 * np)):0 ||
+      fail "MPI-IO calls' statistics ($cfg)"
+    rm -rf "$T/p" "$T/p.json" "$T/f.hp"
+  done ;;
 fortran)
   for prog in mpi_fortran_usempi mpi_fortran_mpifh mpi_fortran_f08; do
     [ -x "$B/$prog" ] || skip "$prog was not built (no Fortran compiler)"

@@ -19,7 +19,7 @@
  *
  * Usage: mpirun -np N mpi_scenarios FAMILY DELAY_US [CASE]
  *   FAMILY p2p (2 ranks), three (3 ranks), wildcard (3 ranks), coll (2 or 3 ranks),
- *          nbr (neighbourhood collectives, 2 or 3 ranks)
+ *          more (neighbourhood collectives and MPI_Win_fence, 2 or 3 ranks)
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -105,7 +105,7 @@ static NOI void work(double work_ms, double overhead_ms)
 }
 
 enum kind { END = 0, W, S, R, RA, BAR, BCAST, REDUCE, ALLRED, GATHER, SCATTER, ALLGATHER, ALLTOALL, SCAN,
-	    REDSCAT, IBAR, IBCAST, IREDUCE, IALLRED, IGATHER, ISCAN, WT, NLINE, NRING, NCHAIN, INLINE };
+	    REDSCAT, IBAR, IBCAST, IREDUCE, IALLRED, IGATHER, ISCAN, WT, NLINE, NRING, NCHAIN, INLINE, FENCE };
 struct step {
 	enum kind k;
 	double a, b; /* W: work_ms, overhead_ms; S/R: peer; collectives: root */
@@ -191,19 +191,24 @@ static const struct scase coll[] = {
 	{NULL, 0, {{{END, 0, 0}}}},
 };
 
-/* Neighbourhood collectives, on process topologies over all ranks: a
- * line (Cartesian, not periodic: an end has one neighbour), a ring
- * (periodic), and a chain (distributed graph, each rank sends to the next
- * only).  A member waits for its in-neighbours alone: in the line, the
- * middle rank waits for the slow end, the other end for nobody. */
+/* The family "more": neighbourhood collectives, on process topologies
+ * over all ranks: a line (Cartesian, not periodic: an end has one
+ * neighbour), a ring (periodic), and a chain (distributed graph, each rank
+ * sends to the next only), where a member waits for its in-neighbours
+ * alone (in the line, the middle rank waits for the slow end, the other
+ * end for nobody); and MPI_Win_fence on a window over all ranks, a
+ * collective with a put to the right neighbour in its epoch. */
 static MPI_Comm line_comm, ring_comm, chain_comm;
-static const struct scase nbr[] = {
+static MPI_Win fence_win;
+static int fence_mem[8];
+static const struct scase more[] = {
 	{"neighbor_alltoall on a line", 3, {{WK(100, 80), CL(NLINE, 0)}, {WK(60, 5), CL(NLINE, 0)}, {WK(80, 10), CL(NLINE, 0)}}},
 	{"neighbor_allgather on a ring", 3, {{WK(60, 5), CL(NRING, 0)}, {WK(100, 80), CL(NRING, 0)}, {WK(80, 10), CL(NRING, 0)}}},
 	{"neighbor_allgather down a chain", 3, {{WK(100, 80), CL(NCHAIN, 0)}, {WK(20, 5), CL(NCHAIN, 0)}, {WK(60, 10), CL(NCHAIN, 0)}}},
 	{"ineighbor_alltoall on a line", 3, {{WK(100, 80), CL(INLINE, 0), WK(5, 1), CL(WT, 0)},
 					    {WK(60, 5), CL(INLINE, 0), WK(5, 1), CL(WT, 0)},
 					    {WK(80, 10), CL(INLINE, 0), WK(5, 1), CL(WT, 0)}}},
+	{"win_fence", 3, {{WK(60, 5), CL(FENCE, 0)}, {WK(100, 80), CL(FENCE, 0)}, {WK(80, 10), CL(FENCE, 0)}}},
 	{NULL, 0, {{{END, 0, 0}}}},
 };
 
@@ -216,6 +221,8 @@ static NOI void topologies(void)
 	int src = rank - 1, dst = rank + 1, one = 1; /* weights (MPI_UNWEIGHTED upsets gcc's bounds check) */
 	MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, rank > 0, &src, &one, rank + 1 < size, &dst, &one,
 				       MPI_INFO_NULL, 0, &chain_comm);
+	MPI_Win_create(fence_mem, sizeof(fence_mem), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &fence_win);
+	MPI_Win_fence(0, fence_win);
 }
 
 static NOI void run_case(const struct scase *c)
@@ -317,6 +324,10 @@ static NOI void run_case(const struct scase *c)
 		case INLINE:
 			MPI_Ineighbor_alltoall(in, 4, MPI_INT, out, 4, MPI_INT, line_comm, &req);
 			break;
+		case FENCE:
+			MPI_Put(in, 2, MPI_INT, (rank + 1) % size, 0, 2, MPI_INT, fence_win);
+			MPI_Win_fence(0, fence_win);
+			break;
 		case END:
 			break;
 		}
@@ -357,9 +368,9 @@ int NOI main(int argc, char **argv)
 	const struct scase *cases = !strcmp(fam, "three")      ? three
 				    : !strcmp(fam, "wildcard") ? wildcard
 				    : !strcmp(fam, "coll")     ? coll
-				    : !strcmp(fam, "nbr")      ? nbr
+				    : !strcmp(fam, "more")     ? more
 							       : p2p;
-	int flex = cases == coll || cases == nbr; /* 2 or 3 ranks */
+	int flex = cases == coll || cases == more; /* 2 or 3 ranks */
 	int need = flex ? 2 : cases[0].np;
 	if (size < need || (!flex && size != need)) {
 		if (!rank)
@@ -376,7 +387,7 @@ int NOI main(int argc, char **argv)
 	tsc_per_us = (double)(tsc() - c0) /
 		     ((double)((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec)) / 1000.0);
 	MPI_Bcast(&tsc_per_us, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD); /* one clock for all */
-	if (cases == nbr)
+	if (cases == more)
 		topologies();
 	ref_tsc = tsc();
 	MPI_Bcast(&ref_tsc, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD); /* and one origin */
