@@ -28,21 +28,7 @@
 #include <string.h>
 #include <time.h>
 
-#define LINE 160
-#define MAXL 64
-
-static char out[MAXL][LINE];
-static int nout;
-
-static void say(const char *fmt, ...)
-{
-	if (nout == MAXL)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(out[nout++], LINE, fmt, ap);
-	va_end(ap);
-}
+#include "lines.h"
 
 /* this thread's CPU time, seconds */
 static double thread_cpu(void)
@@ -432,19 +418,7 @@ int main(int argc, char **argv)
 		free(b);
 	}
 
-	/* every rank's lines, in rank order */
-	char *all = rank == 0 ? malloc((size_t)size * MAXL * LINE) : NULL;
-	int *counts = rank == 0 ? malloc((size_t)size * sizeof(int)) : NULL;
-	MPI_Gather(&nout, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	MPI_Gather(out, MAXL * LINE, MPI_CHAR, all, MAXL * LINE, MPI_CHAR, 0, MPI_COMM_WORLD);
-	if (rank == 0) {
-		for (int p = 0; p < size; p++)
-			for (int i = 0; i < counts[p]; i++)
-				printf("rank %d: %s\n", p, all + ((size_t)p * MAXL + i) * LINE);
-		printf("done %d ranks\n", size);
-		free(all);
-		free(counts);
-	}
+	lines_print("rank");
 	MPI_Finalize();
 	return 0;
 }

@@ -17,25 +17,14 @@
  * Usage: mpirun -np N mpi_rma   (N >= 2)
  */
 #include <mpi.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define LINE 160
-#define MAXL 16
-static char out[MAXL][LINE];
-static int nout, rank, size;
+#define LINES_MAX 16
+#include "lines.h"
 
-static void say(const char *fmt, ...)
-{
-	if (nout == MAXL)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(out[nout++], LINE, fmt, ap);
-	va_end(ap);
-}
+static int rank, size;
 
 static long sum(const int *v, int n)
 {
@@ -187,19 +176,7 @@ int main(int argc, char **argv)
 	free(dyn);
 	free(mem);
 
-	/* every rank's lines, in rank order */
-	char *all = rank == 0 ? malloc((size_t)size * MAXL * LINE) : NULL;
-	int *counts = rank == 0 ? malloc(sizeof(int) * (size_t)size) : NULL;
-	MPI_Gather(&nout, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	MPI_Gather(out, MAXL * LINE, MPI_CHAR, all, MAXL * LINE, MPI_CHAR, 0, MPI_COMM_WORLD);
-	if (rank == 0) {
-		for (int r = 0; r < size; r++)
-			for (int i = 0; i < counts[r]; i++)
-				printf("[%d] %s\n", r, all + ((size_t)r * MAXL + i) * LINE);
-		printf("done %d ranks\n", size);
-		free(all);
-		free(counts);
-	}
+	lines_print(NULL);
 	MPI_Finalize();
 	return 0;
 }
