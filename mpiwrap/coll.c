@@ -611,8 +611,8 @@ static void ixchg_start(struct hp_call *c, enum shape shape, MPI_Comm comm, cons
 		}
 		for (int i = 0; i < 2 * nin; i++)
 			v[i] = INT64_MIN;
-		r->xnbr = nin;
-		r->xnbr_v = v;
+		r->ucount = nin;
+		r->stage = (char *)v;
 		rc = PMPI_Ineighbor_allgather(r->xin, 2, MPI_INT64_T, v, 2, MPI_INT64_T, comm, &r->xreq);
 		break;
 	}

@@ -153,9 +153,9 @@ static void coll_done(struct hp_call *c, struct hp_compl *k, struct hp_req *r)
 	hp_charge_pb(c, hp_rdtsc() - t0);
 	if (rc != MPI_SUCCESS || !r->xjoin)
 		return;
-	if (r->xnbr_v) { /* a neighbourhood collective: its in-neighbours */
-		for (int i = 0; i < r->xnbr; i++) {
-			const int64_t *e = r->xnbr_v + 2 * i;
+	if (r->stage) { /* a neighbourhood collective: its in-neighbours (reqtab.h) */
+		for (int i = 0; i < r->ucount; i++) {
+			const int64_t *e = (const int64_t *)(const void *)r->stage + 2 * i;
 			if (e[0] == INT64_MIN)
 				continue;
 			hp_comp_join_max(&k->comp, e[0], e[1]);

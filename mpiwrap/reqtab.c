@@ -141,18 +141,14 @@ struct hp_req *hp_req_alloc(void)
 	return r;
 }
 
-char *hp_req_stage(struct hp_req *r, size_t n)
+char *hp_req_stage_heap(struct hp_req *r, size_t n)
 {
-	if (n <= sizeof(r->inl))
-		return r->inl;
-	if (n > r->heap_cap) {
-		char *p = realloc(r->heap_stage, n);
-		if (!p)
-			return NULL;
-		r->heap_stage = p;
-		r->heap_cap = n;
-	}
-	return r->heap_stage;
+	char *p = realloc(r->heap_stage, n);
+	if (!p)
+		return NULL;
+	r->heap_stage = p;
+	r->heap_cap = n;
+	return p;
 }
 
 void hp_req_free(struct hp_req *r)

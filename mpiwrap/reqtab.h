@@ -88,9 +88,10 @@ struct hp_req {
 	int64_t xin[2], xout[2];
 	int xjoin;                   /* this member joins the result (its completion waits for them) */
 	int xbcast;                  /* the exchange is the root's broadcast: the result is in xin */
-	int xnbr;                    /* a neighbourhood exchange: its in-neighbours' {s, s - x}, xnbr
-				      * pairs, are in xnbr_v (INT64_MIN where none came) */
-	int64_t *xnbr_v;
+	/* a neighbourhood exchange: its in-neighbours' {s, s - x}, ucount
+	 * pairs, are in stage (INT64_MIN where none came); stage is NULL for
+	 * the other kinds of collective (the fields of a packed receive,
+	 * reused: the object stays the size it was) */
 	/* MPI_Isendrecv(_replace) with a piggyback: the receive half is this
 	 * object (the user's request is its MPI_Irecv), the send half (staging
 	 * buffer or struct type, piggyback slot) is `half`, not in the table,
@@ -118,8 +119,17 @@ struct hp_req *hp_req_alloc(void);
 /* Give an object back (any thread). */
 void hp_req_free(struct hp_req *r);
 /* n bytes of staging that live with the object: inside it, or allocated
- * and kept across its reuses (NULL: out of memory). */
-char *hp_req_stage(struct hp_req *r, size_t n);
+ * and kept across its reuses (NULL: out of memory); inline, as it is on
+ * every non-blocking message's path. */
+char *hp_req_stage_heap(struct hp_req *r, size_t n);
+static inline char *hp_req_stage(struct hp_req *r, size_t n)
+{
+	if (n <= sizeof(r->inl))
+		return r->inl;
+	if (n > r->heap_cap)
+		return hp_req_stage_heap(r, n);
+	return r->heap_stage;
+}
 
 /* Remember `r` under handle value `key` (never 0).  Returns 1 if it went to
  * the overflow list, 0 otherwise. */
