@@ -316,6 +316,9 @@ int hp_w_comm_free(struct hp_call *c, __typeof__(&PMPI_Comm_free) pmpi, MPI_Comm
 
 int hp_w_type_free(struct hp_call *c, __typeof__(&PMPI_Type_free) pmpi, MPI_Datatype *datatype)
 {
+	/* a pending packed request still unpacks into it: freed at its end */
+	if (hp_type_free_deferred(datatype))
+		return MPI_SUCCESS;
 	int rc = pmpi(datatype);
 	hp_call_t2(c);
 	/* the handle value may come back for another type: empty the caches */

@@ -39,6 +39,10 @@ void hp_complete_begin(struct hp_call *c, struct hp_compl *k)
  * (MPI keeps a type in use by pending communication). */
 static void free_types(struct hp_req *r)
 {
+	if (r->upin) {
+		r->upin = 0;
+		hp_type_unpin(r->utype);
+	}
 	if (r->st_owned && r->st != MPI_DATATYPE_NULL)
 		PMPI_Type_free(&r->st);
 	if (r->big != MPI_DATATYPE_NULL)
@@ -71,7 +75,7 @@ static void retire(struct hp_req_claim *cl)
 		PMPI_Wait(&r->half_req, MPI_STATUS_IGNORE);
 	if (r->kind == HP_RQ_COLL && r->xreq != MPI_REQUEST_NULL)
 		PMPI_Wait(&r->xreq, MPI_STATUS_IGNORE); /* completed in error: the exchange still ends */
-	if (HP_LIKELY(!r->half && !r->st_owned && r->big == MPI_DATATYPE_NULL))
+	if (HP_LIKELY(!r->half && !r->st_owned && !r->upin && r->big == MPI_DATATYPE_NULL))
 		hp_req_free(r); /* owns nothing more (hp_req_done's common case) */
 	else
 		hp_req_done(r);

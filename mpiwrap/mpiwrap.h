@@ -79,6 +79,7 @@ struct hp_typeinfo {             /* facts about a datatype, cached */
 	int64_t size;                /* MPI_Type_size */
 	int64_t extent;
 	int contig;                  /* size == extent == true extent, lb == 0 */
+	int named;                   /* predefined (MPI_COMBINER_NAMED): never freed */
 };
 
 struct hp_structtype {           /* {piggyback slot, count x type at buf} */
@@ -334,6 +335,18 @@ static inline const struct hp_typeinfo *hp_typeinfo(struct hp_mt *mt, MPI_Dataty
  * *built = 1 when it was made now (not found in the cache). */
 MPI_Datatype hp_pb_struct(struct hp_mt *mt, const void *slot, const void *buf, int count,
 			  MPI_Datatype type, int cache, int *owned, int *built);
+/* A datatype that a request uses after the call (a packed receive unpacks
+ * into it at completion, a persistent packed send packs from it at each
+ * start) is pinned by the request: MPI_Type_free of a pinned type is
+ * deferred until the last such request lets go (types.c).  hp_type_pin
+ * returns 1 when it pinned t (a derived type), 0 when t needs no pin
+ * (predefined) or could not be pinned (no memory: then, as before, such a
+ * request needs the program to keep its type). */
+int hp_type_pin(struct hp_mt *mt, MPI_Datatype t);
+void hp_type_unpin(MPI_Datatype t);
+/* MPI_Type_free's wrapper: 1 when t is pinned (its free deferred, *t set to
+ * MPI_DATATYPE_NULL as a free would), 0 when it must be freed now. */
+int hp_type_free_deferred(MPI_Datatype *t);
 /* At MPI_Finalize: free every thread's cached struct types (MPICH reports
  * a datatype still allocated at its finalize as a leak, on stderr). */
 void hp_types_release(void);

@@ -895,6 +895,7 @@ static int post_recv(struct hp_call *c, struct hp_req *r, void *buf, int count, 
 		r->scheme = HP_SCH_PACKED;
 		r->stage = st;
 		r->posted = (int)(hdr + cap);
+		r->upin = (uint8_t)hp_type_pin(mt, datatype); /* unpacked into at completion */
 		*b = st;
 		*n = (int)(hdr + cap);
 		*t = MPI_PACKED;
@@ -1188,6 +1189,7 @@ int hp_w_psend(struct hp_call *c, __typeof__(&PMPI_Send_init) pmpi, const void *
 		r->ubuf = (void *)buf;
 		r->ucount = count;
 		r->utype = datatype;
+		r->upin = (uint8_t)hp_type_pin(mt, datatype); /* packed from at each start */
 		rc = pmpi(r->stage, (int)(HP_PB_COMPACT + r->bytes), MPI_PACKED, dest, tag, comm, request);
 	} else {
 		/* persistent: the struct datatype, its piggyback slot filled at
@@ -1238,6 +1240,7 @@ int hp_w_precv(struct hp_call *c, __typeof__(&PMPI_Recv_init) pmpi, void *buf, i
 		r->ubuf = buf;
 		r->ucount = count;
 		r->utype = datatype;
+		r->upin = (uint8_t)hp_type_pin(mt, datatype); /* unpacked into at each completion */
 		rc = pmpi(r->stage, r->posted, MPI_PACKED, source, tag, comm, request);
 	} else {
 		int owned, built;
@@ -1252,6 +1255,7 @@ int hp_w_precv(struct hp_call *c, __typeof__(&PMPI_Recv_init) pmpi, void *buf, i
 		r->ubuf = buf;
 		r->ucount = count;
 		r->utype = datatype;
+		r->upin = (uint8_t)hp_type_pin(mt, datatype);
 		rc = pmpi(MPI_BOTTOM, 1, r->st, source, tag, comm, request);
 	}
 	hp_call_t2(c);

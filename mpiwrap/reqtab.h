@@ -61,6 +61,8 @@ struct hp_req {
 	                              * (packed: data and piggyback copied out of `stage`)
 	                              * by MPI_Request_get_status; the completion must
 	                              * not copy again nor count it twice */
+	uint8_t upin;                /* utype is pinned (hp_type_pin): unpinned when the
+	                              * object is given back */
 	int tag;                     /* as posted (may be MPI_ANY_TAG) */
 	int peer;                    /* as posted, communicator rank (may be ANY_SOURCE) */
 	MPI_Comm comm;

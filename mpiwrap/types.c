@@ -15,6 +15,7 @@
  * Runs in the thread that called MPI.  Not signal-safe.
  */
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,7 +77,100 @@ const struct hp_typeinfo *hp_typeinfo_fill(struct hp_typeinfo *ti, MPI_Datatype 
 	 * type, and an error here would be fatal): the struct type carries it */
 	ti->contig = size > 0 && size <= INT_MAX && lb == 0 && tlb == 0 && extent == size && textent == size &&
 		     memory_order(t, 0);
+	int ni = 0, na = 0, nd = 0, comb = 0;
+	ti->named = size <= INT_MAX && PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS &&
+		    comb == MPI_COMBINER_NAMED;
 	return ti;
+}
+
+/* ---- datatypes that pending requests use --------------------------------------
+ * MPI lets a program free a datatype while a non-blocking operation that
+ * uses it is pending (it "will complete normally", MPI 3.1 section 4.1.9),
+ * and keeps the type alive for its own requests.  A packed receive is an
+ * MPI_PACKED request to MPI, yet unpacks into the user's type at its
+ * completion; a persistent request's packed copy packs at each start: such
+ * a request pins its type (a count per type), and MPI_Type_free of a pinned
+ * type is deferred until the last pin goes (the program's handle becomes
+ * MPI_DATATYPE_NULL at once, as with a free).  Few types are pinned at a
+ * time: a short array searched under a lock. */
+struct pin {
+	MPI_Datatype t;
+	int n;        /* requests pinning it */
+	int deferred; /* the program freed it: free at the last unpin */
+};
+static struct pin *pins;
+static int npins, cap_pins;
+static pthread_mutex_t pins_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int pin_find(MPI_Datatype t)
+{
+	for (int i = 0; i < npins; i++)
+		if (pins[i].t == t)
+			return i;
+	return -1;
+}
+
+int hp_type_pin(struct hp_mt *mt, MPI_Datatype t)
+{
+	if (t == MPI_DATATYPE_NULL || hp_typeinfo(mt, t)->named)
+		return 0;
+	int ok = 1;
+	pthread_mutex_lock(&pins_lock);
+	int i = pin_find(t);
+	if (i < 0) {
+		if (npins == cap_pins) {
+			int cap = cap_pins ? 2 * cap_pins : 16;
+			struct pin *p = realloc(pins, sizeof(*p) * (size_t)cap);
+			if (p) {
+				pins = p;
+				cap_pins = cap;
+			}
+		}
+		if (npins < cap_pins) {
+			i = npins++;
+			pins[i].t = t;
+			pins[i].n = 0;
+			pins[i].deferred = 0;
+		} else {
+			ok = 0;
+		}
+	}
+	if (ok)
+		pins[i].n++;
+	pthread_mutex_unlock(&pins_lock);
+	return ok;
+}
+
+void hp_type_unpin(MPI_Datatype t)
+{
+	MPI_Datatype dead = MPI_DATATYPE_NULL;
+	pthread_mutex_lock(&pins_lock);
+	int i = pin_find(t);
+	if (i >= 0 && --pins[i].n <= 0) {
+		if (pins[i].deferred)
+			dead = t;
+		pins[i] = pins[--npins];
+	}
+	pthread_mutex_unlock(&pins_lock);
+	if (dead != MPI_DATATYPE_NULL) {
+		PMPI_Type_free(&dead);
+		hp_types_forget(); /* the handle may come back */
+	}
+}
+
+int hp_type_free_deferred(MPI_Datatype *t)
+{
+	int deferred = 0;
+	pthread_mutex_lock(&pins_lock);
+	int i = npins ? pin_find(*t) : -1;
+	if (i >= 0 && pins[i].n > 0 && !pins[i].deferred) {
+		pins[i].deferred = 1;
+		deferred = 1;
+	}
+	pthread_mutex_unlock(&pins_lock);
+	if (deferred)
+		*t = MPI_DATATYPE_NULL;
+	return deferred;
 }
 
 static MPI_Datatype build(const void *slot, const void *buf, int count, MPI_Datatype type)

@@ -1379,6 +1379,69 @@ static void t_comm_free_pending(void)
 	}
 }
 
+/* A datatype freed while a non-blocking operation that uses it is pending
+ * (MPI 3.1 section 4.1.9: the operation completes normally): Irecv with a
+ * strided and with a contiguous derived type, and a persistent Recv_init
+ * and Send_init of a tiny derived type started after the free (found by
+ * MPICH's test suite pattern: the packed receive unpacked through the freed
+ * handle at completion, and crashed). */
+static void t_type_free_pending(void)
+{
+	int disp[2] = {0, 2};
+	MPI_Datatype strided, contig, tiny;
+	check(MPI_Type_create_indexed_block(2, 1, disp, MPI_INT, &strided), "Type_create_indexed_block");
+	check(MPI_Type_commit(&strided), "Type_commit strided");
+	check(MPI_Type_contiguous(3, MPI_INT, &contig), "Type_contiguous");
+	check(MPI_Type_commit(&contig), "Type_commit contig");
+	check(MPI_Type_contiguous(2, MPI_SHORT, &tiny), "Type_contiguous tiny");
+	check(MPI_Type_commit(&tiny), "Type_commit tiny");
+	int a[4] = {11, -1, 12, -1}, c3[3] = {21, 22, 23};
+	short t2[2] = {31, 32};
+	if (rank == 0) {
+		MPI_Request p;
+		check(MPI_Send_init(t2, 1, tiny, 1, 84, MPI_COMM_WORLD, &p), "Send_init tiny");
+		check(MPI_Type_free(&tiny), "Type_free tiny (send)");
+		MPI_Barrier(MPI_COMM_WORLD);
+		check(MPI_Send(a, 1, strided, 1, 81, MPI_COMM_WORLD), "Send strided");
+		check(MPI_Send(c3, 1, contig, 1, 82, MPI_COMM_WORLD), "Send contig");
+		for (int k = 0; k < 2; k++) {
+			t2[0] = (short)(31 + k);
+			check(MPI_Start(&p), "Start tiny");
+			check(MPI_Wait(&p, MPI_STATUS_IGNORE), "Wait tiny");
+		}
+		check(MPI_Request_free(&p), "Request_free tiny");
+	} else if (rank == 1) {
+		int ra[4] = {0, 0, 0, 0}, rc3[3] = {0, 0, 0};
+		short rt[2] = {0, 0};
+		MPI_Request r[3];
+		check(MPI_Irecv(ra, 1, strided, 0, 81, MPI_COMM_WORLD, &r[0]), "Irecv strided");
+		check(MPI_Irecv(rc3, 1, contig, 0, 82, MPI_COMM_WORLD, &r[1]), "Irecv contig");
+		check(MPI_Recv_init(rt, 1, tiny, 0, 84, MPI_COMM_WORLD, &r[2]), "Recv_init tiny");
+		check(MPI_Type_free(&strided), "Type_free strided (pending)");
+		check(MPI_Type_free(&contig), "Type_free contig (pending)");
+		check(MPI_Type_free(&tiny), "Type_free tiny (recv)");
+		MPI_Barrier(MPI_COMM_WORLD);
+		check(MPI_Waitall(2, r, MPI_STATUSES_IGNORE), "Waitall freed types");
+		say("type freed, pending: %d %d %d %d / %d %d %d", ra[0], ra[1], ra[2], ra[3], rc3[0], rc3[1], rc3[2]);
+		for (int k = 0; k < 2; k++) {
+			check(MPI_Start(&r[2]), "Start tiny recv");
+			check(MPI_Wait(&r[2], MPI_STATUS_IGNORE), "Wait tiny recv");
+			say("type freed, persistent round %d: %d %d", k, rt[0], rt[1]);
+		}
+		check(MPI_Request_free(&r[2]), "Request_free tiny recv");
+	} else {
+		check(MPI_Type_free(&tiny), "Type_free tiny");
+		MPI_Barrier(MPI_COMM_WORLD);
+	}
+	/* the freed handles are MPI_DATATYPE_NULL, as after any free */
+	if (rank == 1)
+		say("types freed: handles %s", tiny == MPI_DATATYPE_NULL && strided == MPI_DATATYPE_NULL ? "null" : "set");
+	if (rank != 1) {
+		check(MPI_Type_free(&strided), "Type_free strided");
+		check(MPI_Type_free(&contig), "Type_free contig");
+	}
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -1411,6 +1474,7 @@ int main(int argc, char **argv)
 	t_tiny();
 	t_permuted();
 	t_comm_free_pending();
+	t_type_free_pending();
 	MPI_Barrier(MPI_COMM_WORLD);
 	/* everyone's lines, in rank order */
 	int len = (int)loglen, *lens = NULL, *displs = NULL;
