@@ -14,29 +14,28 @@
  * made collectively too).  The same duplicate names the targets' world
  * ranks, whether or not the program keeps its communicator.
  *
- * A window's record lives from its creation to MPI_Win_free; at most
- * HP_WINS windows at a time are described (the others are counted without
- * targets and without the exchange, which every member then skips alike,
- * since each decides from its own table: a program with more live windows
- * than that on some ranks only would lose the exchange's matching; the
- * table is large enough that no program we know comes near).
+ * A window's record lives from its creation to MPI_Win_free.  Every
+ * member of a window must take part in its fence exchanges, so a window
+ * whose duplicate was made is always recorded: the table grows (a member
+ * that could not record it frees the duplicate and skips the exchanges,
+ * as it would if the duplicate had failed: out of memory, the end of the
+ * run is near anyway).
  *
  * Runs in the thread that called MPI.  Not signal-safe.
  */
 #include <pthread.h>
+#include <stdlib.h>
 
 #include "mpiwrap/classes.h"
 #include "mpiwrap/mpiwrap.h"
 
-#define HP_WINS 256
-
 struct hp_win {
-	uintptr_t key; /* the window handle's value; 0 empty */
+	uintptr_t key; /* the window handle's value */
 	MPI_Comm comm; /* our duplicate of the window's communicator */
 };
 
-static struct hp_win wins[HP_WINS];
-static int nwins;
+static struct hp_win *wins; /* nwins live windows, in no order */
+static int nwins, cap_wins;
 static pthread_mutex_t wins_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uintptr_t win_key(MPI_Win w)
@@ -52,8 +51,8 @@ static MPI_Comm win_comm(MPI_Win w)
 	uintptr_t k = win_key(w);
 	MPI_Comm c = MPI_COMM_NULL;
 	pthread_mutex_lock(&wins_lock);
-	for (int i = 0; i < HP_WINS && nwins > 0; i++)
-		if (wins[i].key == k && k) {
+	for (int i = 0; i < nwins; i++)
+		if (wins[i].key == k) {
 			c = wins[i].comm;
 			break;
 		}
@@ -71,17 +70,23 @@ void hp_win_add(MPI_Win w, MPI_Comm comm)
 	if (PMPI_Comm_dup(comm, &dup) != MPI_SUCCESS)
 		return;
 	pthread_mutex_lock(&wins_lock);
-	for (int i = 0; i < HP_WINS; i++)
-		if (!wins[i].key) {
-			wins[i].key = k;
-			wins[i].comm = dup;
-			dup = MPI_COMM_NULL;
-			nwins++;
-			break;
+	if (nwins == cap_wins) {
+		int cap = cap_wins ? 2 * cap_wins : 16;
+		struct hp_win *w2 = realloc(wins, sizeof(*w2) * (size_t)cap);
+		if (w2) {
+			wins = w2;
+			cap_wins = cap;
 		}
+	}
+	if (nwins < cap_wins) {
+		wins[nwins].key = k;
+		wins[nwins].comm = dup;
+		nwins++;
+		dup = MPI_COMM_NULL;
+	}
 	pthread_mutex_unlock(&wins_lock);
 	if (dup != MPI_COMM_NULL)
-		PMPI_Comm_free(&dup); /* the table is full: not described */
+		PMPI_Comm_free(&dup); /* no memory: not described */
 }
 
 /* Window w is about to be freed. */
@@ -90,12 +95,10 @@ void hp_win_forget(MPI_Win w)
 	uintptr_t k = win_key(w);
 	MPI_Comm c = MPI_COMM_NULL;
 	pthread_mutex_lock(&wins_lock);
-	for (int i = 0; i < HP_WINS && k; i++)
+	for (int i = 0; i < nwins && k; i++)
 		if (wins[i].key == k) {
 			c = wins[i].comm;
-			wins[i].key = 0;
-			wins[i].comm = MPI_COMM_NULL;
-			nwins--;
+			wins[i] = wins[--nwins];
 			break;
 		}
 	pthread_mutex_unlock(&wins_lock);

@@ -114,7 +114,7 @@ rma)
   # ints put, pscw 1 from each rank but 0, lock 3, allocate 2 doubles,
   # dynamic 1; Get 2 ints; Get_accumulate fetches 2; Fetch_and_op and
   # Compare_and_swap one int each way, the latter with the compare value
-  # too)
+  # too; 40 more windows with two fences and one Accumulate each)
   np=$1
   plain "$np" "$T/plain" "$B/mpi_rma"
   grep -q "^done $np ranks" "$T/plain" || fail "mpi_rma did not finish"
@@ -124,9 +124,9 @@ rma)
     same "$T/plain" "$T/out" "mpi_rma, --mode $1 --compensate $2"
     [ -s "$T/out.err" ] && { cat "$T/out.err"; fail "hyprof wrote to stderr (mpi_rma, $cfg)"; }
     $CHK calls "$T/p.json" MPI_Put=$((5 * np - 1)):$((52 * np - 4)) MPI_Get=$np:$((8 * np)) \
-      MPI_Accumulate=$np:$((4 * np)) MPI_Get_accumulate=$np:$((8 * np)) MPI_Fetch_and_op=$np:$((8 * np)) \
+      MPI_Accumulate=$((41 * np)):$((164 * np)) MPI_Get_accumulate=$np:$((8 * np)) MPI_Fetch_and_op=$np:$((8 * np)) \
       MPI_Compare_and_swap=$np:$((12 * np)) MPI_Rput=$np:$((4 * np)) MPI_Rget=$np:$((4 * np)) \
-      MPI_Win_fence=$((7 * np)):0 MPI_Win_lock=$((2 * np)):0 MPI_Win_unlock_all=$((4 * np)):0 ||
+      MPI_Win_fence=$((87 * np)):0 MPI_Win_create=$((41 * np)):0 MPI_Win_free=$((43 * np)):0 MPI_Win_lock=$((2 * np)):0 MPI_Win_unlock_all=$((4 * np)):0 ||
       fail "one-sided calls' statistics ($cfg)"
     python3 - "$T/p.json" "$np" <<'PY' || fail "one-sided traffic in the matrix ($cfg)"
 import json, sys

@@ -11,8 +11,9 @@
  *              unlocks; then shared: a Get_accumulate (MPI_NO_OP) of 2
  *   lock_all   Fetch_and_op and Compare_and_swap on rank 0, flushed; Rput
  *              and Rget completed by MPI_Wait, flush_all
- * then MPI_Win_allocate (8 doubles) with a fence epoch, and a dynamic window
- * with one attached buffer.  Every rank prints what it holds; rank 0 the
+ * then MPI_Win_allocate (8 doubles) with a fence epoch, a dynamic window
+ * with one attached buffer, and 40 windows alive at once, two fences and
+ * an MPI_Accumulate (MPI_REPLACE) each.  Every rank prints what it holds; rank 0 the
  * sums.  Output order: ranks' lines gathered to rank 0.
  * Usage: mpirun -np N mpi_rma   (N >= 2)
  */
@@ -172,6 +173,30 @@ int main(int argc, char **argv)
 	MPI_Win_detach(w3, dyn);
 	MPI_Win_free(&w3);
 	say("dynamic: %d", dyn[0]);
+
+	/* many windows alive at once (hyprof's table of windows grows), one
+	 * fence each, freed in another order than made */
+	enum { NW = 40 };
+	MPI_Win many[NW];
+	int cells[NW];
+	for (int i = 0; i < NW; i++) {
+		cells[i] = 0;
+		MPI_Win_create(&cells[i], sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &many[i]);
+	}
+	for (int i = 0; i < NW; i++) {
+		int v = i * 10 + rank;
+		MPI_Win_fence(0, many[i]);
+		MPI_Accumulate(&v, 1, MPI_INT, right, 0, 1, MPI_INT, MPI_REPLACE, many[i]);
+		MPI_Win_fence(0, many[i]);
+	}
+	for (int i = 0; i < NW; i += 2)
+		MPI_Win_free(&many[i]);
+	for (int i = 1; i < NW; i += 2)
+		MPI_Win_free(&many[i]);
+	long cs = 0;
+	for (int i = 0; i < NW; i++)
+		cs += cells[i];
+	say("many windows: %ld", cs);
 	say("sums %ld", sum(mem, 64));
 	free(dyn);
 	free(mem);
