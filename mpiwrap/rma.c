@@ -60,6 +60,15 @@ static MPI_Comm win_comm(MPI_Win w)
 	return c;
 }
 
+/* Free our duplicate, and its record: the handle value may come back for
+ * the program's next communicator, which must not inherit it (as
+ * MPI_Comm_free's wrapper does, comm.c). */
+static void free_comm(MPI_Comm c)
+{
+	hp_comm_forget(c);
+	PMPI_Comm_free(&c);
+}
+
 /* A window was created over comm (collectively). */
 void hp_win_add(MPI_Win w, MPI_Comm comm)
 {
@@ -86,7 +95,7 @@ void hp_win_add(MPI_Win w, MPI_Comm comm)
 	}
 	pthread_mutex_unlock(&wins_lock);
 	if (dup != MPI_COMM_NULL)
-		PMPI_Comm_free(&dup); /* no memory: not described */
+		free_comm(dup); /* no memory: not described */
 }
 
 /* Window w is about to be freed. */
@@ -103,7 +112,7 @@ void hp_win_forget(MPI_Win w)
 		}
 	pthread_mutex_unlock(&wins_lock);
 	if (c != MPI_COMM_NULL)
-		PMPI_Comm_free(&c);
+		free_comm(c);
 }
 
 /* An RMA operation on `target` (its rank in the window's group) moved

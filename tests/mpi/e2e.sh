@@ -123,10 +123,10 @@ rma)
     hp "$np" "$T/p" "$T/out" --mode "$1" --compensate "$2" -- "$B/mpi_rma"
     same "$T/plain" "$T/out" "mpi_rma, --mode $1 --compensate $2"
     [ -s "$T/out.err" ] && { cat "$T/out.err"; fail "hyprof wrote to stderr (mpi_rma, $cfg)"; }
-    $CHK calls "$T/p.json" MPI_Put=$((5 * np - 1)):$((52 * np - 4)) MPI_Get=$np:$((8 * np)) \
+    $CHK calls "$T/p.json" MPI_Put=$((5 * np)):$((52 * np)) MPI_Get=$np:$((8 * np)) \
       MPI_Accumulate=$((41 * np)):$((164 * np)) MPI_Get_accumulate=$np:$((8 * np)) MPI_Fetch_and_op=$np:$((8 * np)) \
       MPI_Compare_and_swap=$np:$((12 * np)) MPI_Rput=$np:$((4 * np)) MPI_Rget=$np:$((4 * np)) \
-      MPI_Win_fence=$((87 * np)):0 MPI_Win_create=$((41 * np)):0 MPI_Win_free=$((43 * np)):0 MPI_Win_lock=$((2 * np)):0 MPI_Win_unlock_all=$((4 * np)):0 ||
+      MPI_Win_fence=$((87 * np + 2)):0 MPI_Win_create=$((41 * np)):0 MPI_Win_free=$((43 * np + 1)):0 MPI_Win_lock=$((2 * np)):0 MPI_Win_unlock_all=$((4 * np)):0 ||
       fail "one-sided calls' statistics ($cfg)"
     python3 - "$T/p.json" "$np" <<'PY' || fail "one-sided traffic in the matrix ($cfg)"
 import json, sys

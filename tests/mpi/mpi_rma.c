@@ -197,6 +197,30 @@ int main(int argc, char **argv)
 	for (int i = 0; i < NW; i++)
 		cs += cells[i];
 	say("many windows: %ld", cs);
+
+	/* a window of rank 0 alone (MPI_COMM_SELF), then a new communicator,
+	 * which may get the handle value of the one hyprof made for that
+	 * window and freed with it (its record must not survive: found by a
+	 * helper running MPICH's rma tests; Allreduce gave wrong sums) */
+	if (rank == 0) {
+		int *sb = NULL, onev = 1;
+		MPI_Win ws;
+		MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_SELF, &sb, &ws);
+		MPI_Win_fence(0, ws);
+		MPI_Put(&onev, 1, MPI_INT, 0, 0, 1, MPI_INT, ws);
+		MPI_Win_fence(0, ws);
+		MPI_Win_free(&ws);
+	}
+	MPI_Comm after;
+	MPI_Comm_dup(MPI_COMM_WORLD, &after);
+	int bad = 0;
+	for (int i = 0; i < 10; i++) {
+		int v = rank + i, sm = -1;
+		MPI_Allreduce(&v, &sm, 1, MPI_INT, MPI_SUM, after);
+		bad += sm != size * (size - 1) / 2 + size * i;
+	}
+	MPI_Comm_free(&after);
+	say("after a window on MPI_COMM_SELF: %d wrong sums", bad);
 	say("sums %ld", sum(mem, 64));
 	free(dyn);
 	free(mem);
