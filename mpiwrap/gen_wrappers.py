@@ -158,8 +158,12 @@ def expand(body, f):
 
 HANDLES = {
     'MPI_Comm': 'Comm', 'MPI_Datatype': 'Type', 'MPI_Op': 'Op', 'MPI_Group': 'Group',
-    'MPI_Info': 'Info', 'MPI_Message': 'Message', 'MPI_Request': 'Request',
+    'MPI_Info': 'Info', 'MPI_Message': 'Message', 'MPI_Request': 'Request', 'MPI_Win': 'Win',
+    'MPI_File': 'File',
 }
+# Scalars that Fortran passes as INTEGER(KIND=MPI_ADDRESS_KIND) or
+# INTEGER(KIND=MPI_OFFSET_KIND), by reference: the same bytes as the C type
+WIDE_SCALARS = ('MPI_Aint', 'MPI_Offset')
 
 
 def fortran(f):
@@ -178,6 +182,9 @@ def fortran(f):
         if b in ('void*',):
             fparams.append('void *%s' % n)
             args.append('hp_fbuf(%s)' % n)
+        elif b in WIDE_SCALARS and not p.array:
+            fparams.append('%s *%s' % (b, n))
+            args.append('*%s' % n)
         elif b == 'int' and not p.array:
             fparams.append('MPI_Fint *%s' % n)
             args.append('(*%s != 0)' % n if ann == 'logical' else '(int)*%s' % n)
@@ -212,7 +219,8 @@ def fortran(f):
             else:
                 pre.append('%s c_%s = %s_NULL;' % (b[:-1], n, 'MPI_' + {
                     'Comm': 'COMM', 'Type': 'DATATYPE', 'Op': 'OP', 'Group': 'GROUP',
-                    'Info': 'INFO', 'Message': 'MESSAGE', 'Request': 'REQUEST'}[h]))
+                    'Info': 'INFO', 'Message': 'MESSAGE', 'Request': 'REQUEST', 'Win': 'WIN',
+                    'File': 'FILE'}[h]))
                 post.append('if (rc == MPI_SUCCESS)\n\t\t*%s = MPI_%s_c2f(c_%s);' % (n, h, n))
             args.append('&c_%s' % n)
         elif b == 'MPI_Request' and p.array:

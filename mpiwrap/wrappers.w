@@ -588,9 +588,9 @@
 # ---- one-sided communication (rma.c) ----------------------------------------------
 # Counted per call site and target (no piggyback: nothing travels with the
 # data); synchronisation calls' time is waiting, MPI_Win_fence exchanges the
-# delays like a symmetric collective.  C entry points only: Open MPI's
-# Fortran bindings call PMPI_ directly, so a Fortran program's RMA is not
-# counted there (MPICH's Fortran bindings call these C functions).
+# delays like a symmetric collective.  Fortran entry points too (a
+# window's address-sized arguments are INTEGER(KIND=MPI_ADDRESS_KIND)), as
+# for the other wrappers.
 %class win_create
 	rc = hp_w_win_create(&c, {{pmpi}}, {{args}});
 %end
@@ -655,40 +655,42 @@
 	rc = hp_w_win_unlock(&c, {{pmpi}}, {{args}});
 %end
 
-%fn win_create nofortran int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
-%fn win_allocate nofortran int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
-%fn win_allocate nofortran int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
-%fn win_create_dynamic nofortran int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
-%fn win_free nofortran int MPI_Win_free(MPI_Win *win)
-%fn rma_put nofortran int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
-%fn rma_get nofortran int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
-%fn rma_acc nofortran int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
-%fn rma_rput nofortran int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
-%fn rma_rget nofortran int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
-%fn rma_racc nofortran int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
-%fn rma_getacc nofortran int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
-%fn rma_rgetacc nofortran int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
-%fn rma_fop nofortran int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
-%fn rma_cas nofortran int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
-%fn win_fence nofortran int MPI_Win_fence(int assert, MPI_Win win)
-%fn win_sync nofortran int MPI_Win_complete(MPI_Win win)
-%fn win_sync nofortran int MPI_Win_wait(MPI_Win win)
-%fn win_sync nofortran int MPI_Win_unlock_all(MPI_Win win)
-%fn win_sync nofortran int MPI_Win_flush_all(MPI_Win win)
-%fn win_sync nofortran int MPI_Win_flush_local_all(MPI_Win win)
-%fn win_sync nofortran int MPI_Win_sync(MPI_Win win)
-%fn win_lock_all nofortran int MPI_Win_lock_all(int assert, MPI_Win win)
-%fn win_start nofortran int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
-%fn win_start nofortran int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
-%fn win_test nofortran int MPI_Win_test(MPI_Win win, int *flag)
-%fn win_lock nofortran int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
-%fn win_unlock nofortran int MPI_Win_unlock(int rank, MPI_Win win)
-%fn win_unlock nofortran int MPI_Win_flush(int rank, MPI_Win win)
-%fn win_unlock nofortran int MPI_Win_flush_local(int rank, MPI_Win win)
+%fn win_create int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
+%fn win_allocate int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+%fn win_allocate int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+%fn win_create_dynamic int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+%fn win_free int MPI_Win_free(MPI_Win *win /*inout*/)
+%fn rma_put int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+%fn rma_get int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+%fn rma_acc int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+%fn rma_rput int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+%fn rma_rget int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+%fn rma_racc int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+%fn rma_getacc int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+%fn rma_rgetacc int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+%fn rma_fop int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+%fn rma_cas int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
+%fn win_fence int MPI_Win_fence(int assert, MPI_Win win)
+%fn win_sync int MPI_Win_complete(MPI_Win win)
+%fn win_sync int MPI_Win_wait(MPI_Win win)
+%fn win_sync int MPI_Win_unlock_all(MPI_Win win)
+%fn win_sync int MPI_Win_flush_all(MPI_Win win)
+%fn win_sync int MPI_Win_flush_local_all(MPI_Win win)
+%fn win_sync int MPI_Win_sync(MPI_Win win)
+%fn win_lock_all int MPI_Win_lock_all(int assert, MPI_Win win)
+%fn win_start int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
+%fn win_start int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
+%fn win_test int MPI_Win_test(MPI_Win win, int *flag)
+%fn win_lock int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+%fn win_unlock int MPI_Win_unlock(int rank, MPI_Win win)
+%fn win_unlock int MPI_Win_flush(int rank, MPI_Win win)
+%fn win_unlock int MPI_Win_flush_local(int rank, MPI_Win win)
 
 # ---- MPI-IO (io.c) -------------------------------------------------------------------
 # Timed and counted per call site with the bytes moved; no piggyback, no
-# compensation (no message).  C entry points only, as for one-sided.
+# compensation (no message).  Fortran entry points for all but the two
+# calls with a string (File_open, File_set_view: Fortran passes its length
+# apart), which a Fortran program then makes uncounted.
 %class io_open
 	rc = {{pmpi}}({{args}});
 %end
@@ -727,28 +729,28 @@
 %end
 
 %fn io_open nofortran int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
-%fn io_close nofortran int MPI_File_close(MPI_File *fh)
+%fn io_close int MPI_File_close(MPI_File *fh /*inout*/)
 %fn io_set_view nofortran int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info)
-%fn io_sync nofortran int MPI_File_sync(MPI_File fh)
-%fn io_read nofortran int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
-%fn io_read nofortran int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
-%fn io_read nofortran int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
-%fn io_read nofortran int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
-%fn io_write nofortran int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
-%fn io_write nofortran int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
-%fn io_write nofortran int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
-%fn io_write nofortran int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
-%fn io_read_at nofortran int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
-%fn io_read_at nofortran int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
-%fn io_write_at nofortran int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
-%fn io_write_at nofortran int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
-%fn io_iread nofortran int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
-%fn io_iread nofortran int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
-%fn io_iwrite nofortran int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
-%fn io_iwrite nofortran int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
-%fn io_iread_at nofortran int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
-%fn io_iwrite_at nofortran int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
-%fn io_iread nofortran int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
-%fn io_iwrite nofortran int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
-%fn io_iread_at nofortran int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
-%fn io_iwrite_at nofortran int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+%fn io_sync int MPI_File_sync(MPI_File fh)
+%fn io_read int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+%fn io_read int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+%fn io_read int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+%fn io_read int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+%fn io_write int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+%fn io_write int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+%fn io_write int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+%fn io_write int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+%fn io_read_at int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+%fn io_read_at int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+%fn io_write_at int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+%fn io_write_at int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+%fn io_iread int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+%fn io_iread int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+%fn io_iwrite int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+%fn io_iwrite int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+%fn io_iread_at int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+%fn io_iwrite_at int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+%fn io_iread int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+%fn io_iwrite int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+%fn io_iread_at int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+%fn io_iwrite_at int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)

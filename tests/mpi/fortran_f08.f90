@@ -8,6 +8,9 @@ program fortran_f08
   integer :: buf(4), got(4, 2)
   double precision :: x
   logical :: flag
+  type(MPI_Win) :: win
+  integer :: wmem(2), intsize
+  integer(kind=MPI_ADDRESS_KIND) :: wsize, disp
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -35,5 +38,17 @@ program fortran_f08
   call MPI_Allreduce(MPI_IN_PLACE, x, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD)
   print '(a,f6.1)', 'f08 allreduce: ', x
   call MPI_Barrier(MPI_COMM_WORLD)
+  ! one-sided: each rank puts its rank + 70 into its right neighbour's window
+  call MPI_Type_size(MPI_INTEGER, intsize)
+  wmem = 0
+  wsize = 2 * intsize
+  call MPI_Win_create(wmem, wsize, intsize, MPI_INFO_NULL, MPI_COMM_WORLD, win)
+  call MPI_Win_fence(0, win)
+  n = rank + 70
+  disp = 1
+  call MPI_Put(n, 1, MPI_INTEGER, mod(rank + 1, nproc), disp, 1, MPI_INTEGER, win)
+  call MPI_Win_fence(0, win)
+  print '(a,2i4)', 'f08 put: ', wmem
+  call MPI_Win_free(win)
   call MPI_Finalize()
 end program fortran_f08

@@ -18,6 +18,10 @@ program fortran_mpi
   integer :: reqs(4), sreqs(4), idxs(4), vals(4, 4), sb(4, 4), buf(8), big(1000)
   double precision :: x, y(3)
   logical :: flag
+  ! one-sided and MPI-IO
+  integer :: win, wmem(4), fh, intsize
+  integer(kind=MPI_ADDRESS_KIND) :: wsize, disp
+  integer(kind=MPI_OFFSET_KIND) :: off
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -130,5 +134,41 @@ program fortran_mpi
   print '(a,i0)', 'split+dup allreduce: ', n
   call MPI_Comm_free(dup, ierr)
   call MPI_Comm_free(half, ierr)
+
+  ! one-sided: a put to the peer in a fence epoch, a get under a lock
+  call MPI_Type_size(MPI_INTEGER, intsize, ierr)
+  wmem = 0
+  wsize = 4 * intsize
+  call MPI_Win_create(wmem, wsize, intsize, MPI_INFO_NULL, MPI_COMM_WORLD, win, ierr)
+  call MPI_Win_fence(0, win, ierr)
+  buf(1:2) = [100 + rank, 200 + rank]
+  disp = 1
+  call MPI_Put(buf, 2, MPI_INTEGER, peer, disp, 2, MPI_INTEGER, win, ierr)
+  call MPI_Win_fence(0, win, ierr)
+  print '(a,4i5)', 'rma put: ', wmem
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  call MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, win, ierr)
+  disp = 2
+  call MPI_Get(n, 1, MPI_INTEGER, peer, disp, 1, MPI_INTEGER, win, ierr)
+  call MPI_Win_unlock(peer, win, ierr)
+  print '(a,i5)', 'rma get: ', n
+  call MPI_Win_free(win, ierr)
+  print '(a,l1)', 'rma win freed: ', win == MPI_WIN_NULL
+
+  ! MPI-IO: each rank writes 4 integers at its offset, reads its peer's
+  call MPI_File_open(MPI_COMM_WORLD, 'hp_fortran_io.tmp', MPI_MODE_CREATE + MPI_MODE_RDWR, &
+                     MPI_INFO_NULL, fh, ierr)
+  buf(1:4) = [1, 2, 3, 4] + 10 * rank
+  off = rank * 4 * intsize
+  call MPI_File_write_at(fh, off, buf, 4, MPI_INTEGER, st, ierr)
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  off = peer * 4 * intsize
+  call MPI_File_read_at(fh, off, vals(:, 1), 4, MPI_INTEGER, st, ierr)
+  call MPI_Get_count(st, MPI_INTEGER, n, ierr)
+  print '(a,i0,a,4i4)', 'io read: ', n, ' ints', vals(:, 1)
+  call MPI_File_close(fh, ierr)
+  print '(a,l1)', 'io closed: ', fh == MPI_FILE_NULL
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  if (rank == 0) call MPI_File_delete('hp_fortran_io.tmp', MPI_INFO_NULL, ierr)
   call MPI_Finalize(ierr)
 end program fortran_mpi
