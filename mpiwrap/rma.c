@@ -98,7 +98,7 @@ void hp_win_add(MPI_Win w, MPI_Comm comm)
 		free_comm(dup); /* no memory: not described */
 }
 
-/* Window w is about to be freed. */
+/* Window w was freed (its handle value, read before the free). */
 void hp_win_forget(MPI_Win w)
 {
 	uintptr_t k = win_key(w);
