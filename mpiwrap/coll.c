@@ -152,7 +152,7 @@ static int xchg(enum xkind kind, int is_min, int64_t *v, int n, int root, int me
 
 static int nbr_join(struct hp_mt *mt, struct hp_comp *k, const struct hp_comm *cm, MPI_Comm comm, int64_t t1,
 		    int64_t xb, int64_t t2);
-static void neighbours(MPI_Comm comm, int *in, int *out);
+static int neighbours(MPI_Comm comm, int *in, int *out);
 
 /* The delay exchange after a collective whose PMPI part ran t1..t2. */
 static void exchange(struct hp_call *c, enum shape shape, MPI_Comm comm, const struct hp_comm *cm,
@@ -770,8 +770,8 @@ int hp_w_ireduce_scatter_block(struct hp_call *c, __typeof__(&PMPI_Ireduce_scatt
 
 /* In- and out-neighbours of a communicator with a process topology (0
  * without; a Cartesian one counts its MPI_PROC_NULL neighbours, as MPI's
- * buffers do). */
-static void neighbours(MPI_Comm comm, int *in, int *out)
+ * buffers do).  Returns the topology (MPI_Topo_test's kind). */
+static int neighbours(MPI_Comm comm, int *in, int *out)
 {
 	int kind = MPI_UNDEFINED, n = 0, m = 0;
 	if (PMPI_Topo_test(comm, &kind) == MPI_SUCCESS) {
@@ -792,13 +792,7 @@ static void neighbours(MPI_Comm comm, int *in, int *out)
 	}
 	*in = m > 0 ? m : 0;
 	*out = n > 0 ? n : 0;
-}
-
-static int out_neighbours(MPI_Comm comm)
-{
-	int in, out;
-	neighbours(comm, &in, &out);
-	return out;
+	return kind;
 }
 
 /* The exchange of a neighbourhood collective: every member sends (entry,
@@ -895,8 +889,8 @@ static int cart_slot_real(MPI_Comm comm, int i)
 static uint64_t nbr_bytes(struct hp_mt *mt, MPI_Comm comm, int count, const int *counts,
 			  MPI_Datatype type, const MPI_Datatype *types)
 {
-	int n = out_neighbours(comm), kind = MPI_UNDEFINED;
-	if (PMPI_Topo_test(comm, &kind) != MPI_SUCCESS || kind != MPI_CART) {
+	int in, n;
+	if (neighbours(comm, &in, &n) != MPI_CART) {
 		if (types)
 			return alltoallw_bytes(mt, n, counts, types);
 		return per_peer(count, counts, n) * tsize(mt, type);

@@ -16,12 +16,6 @@
 #include "mpiwrap/classes.h"
 #include "mpiwrap/mpiwrap.h"
 
-static uint64_t asked(struct hp_call *c, int count, MPI_Datatype type)
-{
-	return count > 0 && type != MPI_DATATYPE_NULL ? (uint64_t)count * (uint64_t)hp_typeinfo(c->mt, type)->size
-						      : 0;
-}
-
 /* A blocking access returned rc with status st. */
 static int io_done(struct hp_call *c, int rc, int count, MPI_Datatype type, MPI_Status *st)
 {
@@ -30,9 +24,17 @@ static int io_done(struct hp_call *c, int rc, int count, MPI_Datatype type, MPI_
 		return rc;
 	int n = MPI_UNDEFINED;
 	if (PMPI_Get_count(st, type, &n) == MPI_SUCCESS && n != MPI_UNDEFINED && n >= 0)
-		c->bytes = asked(c, n, type);
+		c->bytes = hp_type_bytes(c->mt, n, type);
 	else
-		c->bytes = asked(c, count, type);
+		c->bytes = hp_type_bytes(c->mt, count, type);
+	return rc;
+}
+
+/* A non-blocking access was started (rc): the bytes asked for. */
+static int io_started(struct hp_call *c, int rc, int count, MPI_Datatype type)
+{
+	hp_call_t2(c);
+	c->bytes = rc == MPI_SUCCESS ? hp_type_bytes(c->mt, count, type) : 0;
 	return rc;
 }
 
@@ -76,38 +78,26 @@ int hp_w_io_write_at(struct hp_call *c, __typeof__(&PMPI_File_write_at) pmpi, MP
 int hp_w_io_iread(struct hp_call *c, __typeof__(&PMPI_File_iread) pmpi, MPI_File fh, void *buf, int count,
 		  MPI_Datatype datatype, MPI_Request *request)
 {
-	int rc = pmpi(fh, buf, count, datatype, request);
-	hp_call_t2(c);
-	c->bytes = rc == MPI_SUCCESS ? asked(c, count, datatype) : 0;
-	return rc;
+	return io_started(c, pmpi(fh, buf, count, datatype, request), count, datatype);
 }
 
 /* Iwrite, Iwrite_all, Iwrite_shared */
 int hp_w_io_iwrite(struct hp_call *c, __typeof__(&PMPI_File_iwrite) pmpi, MPI_File fh, const void *buf, int count,
 		   MPI_Datatype datatype, MPI_Request *request)
 {
-	int rc = pmpi(fh, buf, count, datatype, request);
-	hp_call_t2(c);
-	c->bytes = rc == MPI_SUCCESS ? asked(c, count, datatype) : 0;
-	return rc;
+	return io_started(c, pmpi(fh, buf, count, datatype, request), count, datatype);
 }
 
 /* Iread_at, Iread_at_all */
 int hp_w_io_iread_at(struct hp_call *c, __typeof__(&PMPI_File_iread_at) pmpi, MPI_File fh, MPI_Offset offset,
 		     void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-	int rc = pmpi(fh, offset, buf, count, datatype, request);
-	hp_call_t2(c);
-	c->bytes = rc == MPI_SUCCESS ? asked(c, count, datatype) : 0;
-	return rc;
+	return io_started(c, pmpi(fh, offset, buf, count, datatype, request), count, datatype);
 }
 
 /* Iwrite_at, Iwrite_at_all */
 int hp_w_io_iwrite_at(struct hp_call *c, __typeof__(&PMPI_File_iwrite_at) pmpi, MPI_File fh, MPI_Offset offset,
 		      const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-	int rc = pmpi(fh, offset, buf, count, datatype, request);
-	hp_call_t2(c);
-	c->bytes = rc == MPI_SUCCESS ? asked(c, count, datatype) : 0;
-	return rc;
+	return io_started(c, pmpi(fh, offset, buf, count, datatype, request), count, datatype);
 }

@@ -18,6 +18,7 @@
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mpiwrap/comp.h"
@@ -328,6 +329,28 @@ static inline const struct hp_typeinfo *hp_typeinfo(struct hp_mt *mt, MPI_Dataty
 	if (HP_LIKELY(ti->type == t && ti->epoch == epoch && ti->size >= 0))
 		return ti;
 	return hp_typeinfo_fill(ti, t, epoch);
+}
+/* The bytes of count elements of type t (0 for no elements or no type). */
+static inline uint64_t hp_type_bytes(struct hp_mt *mt, int count, MPI_Datatype t)
+{
+	return count > 0 && t != MPI_DATATYPE_NULL ? (uint64_t)count * (uint64_t)hp_typeinfo(mt, t)->size : 0;
+}
+/* A growing array a of n elements of elem bytes in *cap slots: when full,
+ * doubled (first: its first size).  Returns the array to use; the caller
+ * has room for one more when n < *cap afterwards (not when out of memory:
+ * the array is left as it was).  For the runtime's few tables that grow
+ * with what the program makes (windows, pinned types, messages of another
+ * world), never with run time. */
+static inline void *hp_grow(void *a, int n, int *cap, int first, size_t elem)
+{
+	if (n < *cap)
+		return a;
+	int c = *cap ? 2 * *cap : first;
+	void *p = realloc(a, elem * (size_t)c);
+	if (!p)
+		return a;
+	*cap = c;
+	return p;
 }
 /* A committed struct {pb slot (pb_size bytes), count x type at buf} with
  * absolute addresses (use with MPI_BOTTOM).  Cached when `cache`; returns

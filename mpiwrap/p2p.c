@@ -507,14 +507,7 @@ static int matched_pb(struct hp_call *c, MPI_Comm comm, MPI_Message m)
 	if (!hp_mpi.pb_on)
 		return 0;
 	pthread_mutex_lock(&plain_lock);
-	if (plain_n == plain_cap) {
-		int cap = plain_cap ? 2 * plain_cap : 64;
-		MPI_Message *a = realloc(plain_msgs, sizeof(*a) * (size_t)cap);
-		if (a) {
-			plain_msgs = a;
-			plain_cap = cap;
-		}
-	}
+	plain_msgs = hp_grow(plain_msgs, plain_n, &plain_cap, 64, sizeof(*plain_msgs));
 	if (plain_n < plain_cap) {
 		plain_msgs[plain_n] = m;
 		__atomic_store_n(&plain_n, plain_n + 1, __ATOMIC_RELEASE);

@@ -24,7 +24,6 @@
  * Runs in the thread that called MPI.  Not signal-safe.
  */
 #include <pthread.h>
-#include <stdlib.h>
 
 #include "mpiwrap/classes.h"
 #include "mpiwrap/mpiwrap.h"
@@ -79,14 +78,7 @@ void hp_win_add(MPI_Win w, MPI_Comm comm)
 	if (PMPI_Comm_dup(comm, &dup) != MPI_SUCCESS)
 		return;
 	pthread_mutex_lock(&wins_lock);
-	if (nwins == cap_wins) {
-		int cap = cap_wins ? 2 * cap_wins : 16;
-		struct hp_win *w2 = realloc(wins, sizeof(*w2) * (size_t)cap);
-		if (w2) {
-			wins = w2;
-			cap_wins = cap;
-		}
-	}
+	wins = hp_grow(wins, nwins, &cap_wins, 16, sizeof(*wins));
 	if (nwins < cap_wins) {
 		wins[nwins].key = k;
 		wins[nwins].comm = dup;
@@ -134,12 +126,6 @@ static void rma_op(struct hp_call *c, MPI_Win win, int target, uint64_t out, uin
 		hp_site_peer_add(c->mt, s, c->peer, 0, 1, out, dt, 0, 0);
 	if (in)
 		hp_site_peer_add(c->mt, s, c->peer, 1, 1, in, out ? 0 : dt, 0, 0);
-}
-
-static uint64_t bytes_of(struct hp_call *c, int count, MPI_Datatype type)
-{
-	return count > 0 && type != MPI_DATATYPE_NULL ? (uint64_t)count * (uint64_t)hp_typeinfo(c->mt, type)->size
-						      : 0;
 }
 
 /* ---- window life cycle -------------------------------------------------------- */
@@ -201,7 +187,7 @@ int hp_w_rma_put(struct hp_call *c, __typeof__(&PMPI_Put) pmpi, const void *orig
 {
 	int rc = pmpi(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
 		      target_datatype, win);
-	rma_op(c, win, target_rank, rc == MPI_SUCCESS ? bytes_of(c, origin_count, origin_datatype) : 0, 0);
+	rma_op(c, win, target_rank, rc == MPI_SUCCESS ? hp_type_bytes(c->mt, origin_count, origin_datatype) : 0, 0);
 	return rc;
 }
 
@@ -211,7 +197,7 @@ int hp_w_rma_get(struct hp_call *c, __typeof__(&PMPI_Get) pmpi, void *origin_add
 {
 	int rc = pmpi(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
 		      target_datatype, win);
-	rma_op(c, win, target_rank, 0, rc == MPI_SUCCESS ? bytes_of(c, origin_count, origin_datatype) : 0);
+	rma_op(c, win, target_rank, 0, rc == MPI_SUCCESS ? hp_type_bytes(c->mt, origin_count, origin_datatype) : 0);
 	return rc;
 }
 
@@ -221,7 +207,7 @@ int hp_w_rma_acc(struct hp_call *c, __typeof__(&PMPI_Accumulate) pmpi, const voi
 {
 	int rc = pmpi(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
 		      target_datatype, op, win);
-	rma_op(c, win, target_rank, rc == MPI_SUCCESS ? bytes_of(c, origin_count, origin_datatype) : 0, 0);
+	rma_op(c, win, target_rank, rc == MPI_SUCCESS ? hp_type_bytes(c->mt, origin_count, origin_datatype) : 0, 0);
 	return rc;
 }
 
@@ -231,7 +217,7 @@ int hp_w_rma_rput(struct hp_call *c, __typeof__(&PMPI_Rput) pmpi, const void *or
 {
 	int rc = pmpi(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
 		      target_datatype, win, request);
-	rma_op(c, win, target_rank, rc == MPI_SUCCESS ? bytes_of(c, origin_count, origin_datatype) : 0, 0);
+	rma_op(c, win, target_rank, rc == MPI_SUCCESS ? hp_type_bytes(c->mt, origin_count, origin_datatype) : 0, 0);
 	return rc;
 }
 
@@ -241,7 +227,7 @@ int hp_w_rma_rget(struct hp_call *c, __typeof__(&PMPI_Rget) pmpi, void *origin_a
 {
 	int rc = pmpi(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
 		      target_datatype, win, request);
-	rma_op(c, win, target_rank, 0, rc == MPI_SUCCESS ? bytes_of(c, origin_count, origin_datatype) : 0);
+	rma_op(c, win, target_rank, 0, rc == MPI_SUCCESS ? hp_type_bytes(c->mt, origin_count, origin_datatype) : 0);
 	return rc;
 }
 
@@ -251,7 +237,7 @@ int hp_w_rma_racc(struct hp_call *c, __typeof__(&PMPI_Raccumulate) pmpi, const v
 {
 	int rc = pmpi(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
 		      target_datatype, op, win, request);
-	rma_op(c, win, target_rank, rc == MPI_SUCCESS ? bytes_of(c, origin_count, origin_datatype) : 0, 0);
+	rma_op(c, win, target_rank, rc == MPI_SUCCESS ? hp_type_bytes(c->mt, origin_count, origin_datatype) : 0, 0);
 	return rc;
 }
 
@@ -264,8 +250,8 @@ int hp_w_rma_getacc(struct hp_call *c, __typeof__(&PMPI_Get_accumulate) pmpi, co
 		      target_rank, target_disp, target_count, target_datatype, op, win);
 	int ok = rc == MPI_SUCCESS;
 	/* MPI_NO_OP: the origin buffer is ignored */
-	rma_op(c, win, target_rank, ok && op != MPI_NO_OP ? bytes_of(c, origin_count, origin_datatype) : 0,
-	       ok ? bytes_of(c, result_count, result_datatype) : 0);
+	rma_op(c, win, target_rank, ok && op != MPI_NO_OP ? hp_type_bytes(c->mt, origin_count, origin_datatype) : 0,
+	       ok ? hp_type_bytes(c->mt, result_count, result_datatype) : 0);
 	return rc;
 }
 
@@ -277,8 +263,8 @@ int hp_w_rma_rgetacc(struct hp_call *c, __typeof__(&PMPI_Rget_accumulate) pmpi, 
 	int rc = pmpi(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
 		      target_rank, target_disp, target_count, target_datatype, op, win, request);
 	int ok = rc == MPI_SUCCESS;
-	rma_op(c, win, target_rank, ok && op != MPI_NO_OP ? bytes_of(c, origin_count, origin_datatype) : 0,
-	       ok ? bytes_of(c, result_count, result_datatype) : 0);
+	rma_op(c, win, target_rank, ok && op != MPI_NO_OP ? hp_type_bytes(c->mt, origin_count, origin_datatype) : 0,
+	       ok ? hp_type_bytes(c->mt, result_count, result_datatype) : 0);
 	return rc;
 }
 
@@ -287,7 +273,7 @@ int hp_w_rma_fop(struct hp_call *c, __typeof__(&PMPI_Fetch_and_op) pmpi, const v
 		 MPI_Win win)
 {
 	int rc = pmpi(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
-	uint64_t b = rc == MPI_SUCCESS ? bytes_of(c, 1, datatype) : 0;
+	uint64_t b = rc == MPI_SUCCESS ? hp_type_bytes(c->mt, 1, datatype) : 0;
 	rma_op(c, win, target_rank, op != MPI_NO_OP ? b : 0, b);
 	return rc;
 }
@@ -297,7 +283,7 @@ int hp_w_rma_cas(struct hp_call *c, __typeof__(&PMPI_Compare_and_swap) pmpi, con
 		 MPI_Aint target_disp, MPI_Win win)
 {
 	int rc = pmpi(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
-	uint64_t b = rc == MPI_SUCCESS ? bytes_of(c, 1, datatype) : 0;
+	uint64_t b = rc == MPI_SUCCESS ? hp_type_bytes(c->mt, 1, datatype) : 0;
 	rma_op(c, win, target_rank, 2 * b, b); /* origin and compare values go, the old one comes */
 	return rc;
 }

@@ -75,11 +75,11 @@ const struct hp_typeinfo *hp_typeinfo_fill(struct hp_typeinfo *ti, MPI_Datatype 
 	 * type over INT_MAX bytes counts as not contiguous without asking its
 	 * envelope (MPICH wants MPI_Type_get_envelope_c for a large-count
 	 * type, and an error here would be fatal): the struct type carries it */
-	ti->contig = size > 0 && size <= INT_MAX && lb == 0 && tlb == 0 && extent == size && textent == size &&
-		     memory_order(t, 0);
 	int ni = 0, na = 0, nd = 0, comb = 0;
 	ti->named = size <= INT_MAX && PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS &&
 		    comb == MPI_COMBINER_NAMED;
+	ti->contig = size > 0 && size <= INT_MAX && lb == 0 && tlb == 0 && extent == size && textent == size &&
+		     (ti->named || memory_order(t, 0));
 	return ti;
 }
 
@@ -118,14 +118,7 @@ int hp_type_pin(struct hp_mt *mt, MPI_Datatype t)
 	pthread_mutex_lock(&pins_lock);
 	int i = pin_find(t);
 	if (i < 0) {
-		if (npins == cap_pins) {
-			int cap = cap_pins ? 2 * cap_pins : 16;
-			struct pin *p = realloc(pins, sizeof(*p) * (size_t)cap);
-			if (p) {
-				pins = p;
-				cap_pins = cap;
-			}
-		}
+		pins = hp_grow(pins, npins, &cap_pins, 16, sizeof(*pins));
 		if (npins < cap_pins) {
 			i = npins++;
 			pins[i].t = t;
