@@ -35,6 +35,7 @@
  */
 #include <cpuid.h>
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,13 @@ struct hp_dist hp_dist_of(double *v, uint32_t n)
 	d.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 	d.spread = v[(uint32_t)(0.9 * (n - 1) + 0.5)] - v[(uint32_t)(0.1 * (n - 1) + 0.5)];
 	return d;
+}
+
+double hp_dist_median_err(const struct hp_dist *d)
+{
+	if (d->n < 2 || !(d->spread > 0))
+		return 0;
+	return 1.2533 * (d->spread / 2.563) / sqrt((double)d->n);
 }
 
 /* ---- TSC frequency ---------------------------------------------------- */
@@ -428,7 +436,7 @@ int hp_calib_measure(struct hp_calib *out, int full)
 	 * where perf_event_open is refused.  Both on a spare real-time signal,
 	 * not the sampler's. */
 	int csig = SIGRTMIN + 4 == hp_rt.cfg.signo ? SIGRTMIN + 5 : SIGRTMIN + 4;
-	int drc = hp_calib_sample_delivery(&c.sample_kernel, full ? 41 : 5, ns_per_cyc, csig);
+	int drc = hp_calib_sample_delivery(&c.sample_kernel, full ? 41 : 9, ns_per_cyc, csig);
 	if (drc == 0) {
 		snprintf(c.sample_method, sizeof(c.sample_method), "%s",
 			 "delivery of a 50 us task-clock overflow, by slowdown (handler part added from this run)");

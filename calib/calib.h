@@ -57,6 +57,11 @@ HP_EXPORT int hp_calib_full(void);
 /* Distribution of n values (sorted in place): min, median, p90-p10. */
 struct hp_dist hp_dist_of(double *v, uint32_t n);
 
+/* Standard error of d's median, from its spread as if normal: sd = (p90 -
+ * p10) / 2.563, se = 1.2533 sd / sqrt(n); 0 for fewer than 2 values (a
+ * single value says nothing of its error).  Pure. */
+double hp_dist_median_err(const struct hp_dist *d);
+
 HP_EXPORT extern struct hp_calib hp_calib;
 
 /* Delivery cost of one asynchronous sample (calib/calib_sample.c): trials

@@ -56,16 +56,20 @@ void hp_cost_compute(const struct hp_cost_in *in, struct hp_cost *c)
 	/* Sampling: its cost is invisible to sampling itself. */
 	double m = pos(in->handler_s);
 	double cal = (double)in->samples_taken * pos(in->sample_s);
+	double err = (double)in->samples_taken * pos(in->sample_err_s);
+	double clo = pos(cal - z * err), chi = cal + z * err;
 	c->sampling_measured = m;
 	c->sampling_ideal = cal;
+	c->sampling_err = err;
 	if (in->sample_kernel_only) {
-		c->sampling_low = cal + m;
-		c->sampling_high = c->sampling_low + m;
+		c->sampling_low = clo + m;
+		c->sampling_high = chi + 2 * m;
 	} else {
-		c->sampling_low = dmax(m, cal);
-		c->sampling_high = m + cal;
+		c->sampling_low = dmax(m, clo);
+		c->sampling_high = m + chi;
 	}
-	c->sampling = c->sampling_low;
+	/* the point value: the calibrated cost itself, not a bound */
+	c->sampling = in->sample_kernel_only ? cal + m : dmax(m, cal);
 
 	c->fixed = pos(in->startup_s) + pos(in->control_s) + pos(in->live_s);
 	c->low = c->probes_low + c->sampling_low + c->fixed;

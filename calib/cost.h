@@ -31,14 +31,17 @@
  * sampling: invisible to sampling (the handler runs with the signal blocked)
  *           m = in-handler time, measured with the TSC on every sample;
  *           c = samples x calibrated cost of one sample.
+ *           e = samples x standard error of the calibrated per-sample
+ *               cost (its trials' median: 1.2533 sd / sqrt(trials), sd
+ *               from the trials' p90 - p10); c is known to within z e.
  *           - calibration measured only the kernel's part (a signal round
  *             trip with an empty handler, the start-up method):
- *               low = c + m, high = low + m
+ *               low = c - z e + m, high = c + z e + 2 m
  *             (the handler's time counted once more as the worst case of
  *             its cache pollution, as the probes' cache term does);
  *           - calibration measured a whole sample (kernel + its own warm
  *             handler, `hyprof calibrate`): the kernel/handler split is
- *             unknown, so low = max(m, c), high = m + c.
+ *             unknown, so low = max(m, c - z e), high = m + c + z e.
  * fixed:    start-up calibration, the controller thread's CPU time and the
  *           live statistics' snapshots (runtime/live.c), measured directly;
  *           added to both bounds.
@@ -59,6 +62,7 @@ struct hp_cost_in {
 	/* sampling */
 	uint64_t samples_taken;  /* every sample delivered: kept, dropped, in probes */
 	double sample_s;         /* calibrated cost of one sample */
+	double sample_err_s;     /* its standard error (0: exact or unknown) */
 	int sample_kernel_only;  /* sample_s is the kernel's part only */
 	double handler_s;        /* time inside the handler, measured */
 	/* fixed */
@@ -79,7 +83,8 @@ struct hp_cost {
 	double probes_low, probes_high;
 	double sampling_measured, sampling_ideal;
 	double sampling_low, sampling_high;
-	double sampling;                  /* reported point value: max of the two */
+	double sampling_err;              /* samples x sample_err_s (1 sigma of sampling_ideal) */
+	double sampling;                  /* point value: the calibrated cost (+ m), no margin */
 	double fixed;                     /* startup + control + live */
 	double low, high;                 /* whole measurement cost */
 	double predicted;

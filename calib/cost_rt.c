@@ -217,8 +217,10 @@ void hp_cost_now(struct hp_cost_in *in, struct hp_cost *out)
 	in->samples_taken = tt.taken;
 	/* Start-up calibration measures the kernel's part of a sample (a signal
 	 * round trip with an empty handler); this run's handler is measured. */
-	in->sample_s = hp_calib.sample_kernel.n ? hp_calib.sample_kernel.median * 1e-9
-						: hp_calib.sample.median * 1e-9;
+	const struct hp_dist *sd = hp_calib.sample_kernel.n ? &hp_calib.sample_kernel
+							    : &hp_calib.sample;
+	in->sample_s = sd->median * 1e-9;
+	in->sample_err_s = hp_dist_median_err(sd) * 1e-9;
 	in->sample_kernel_only = hp_calib.sample_kernel.n > 0;
 	double hz = run_tsc_hz();
 	in->handler_s = hz > 0 ? (double)tt.handler / hz : 0;
@@ -275,6 +277,7 @@ static int cost_write(struct hp_writer *w, void *arg)
 	rc = kv_f(w, "sampling.high", c.sampling_high, rc);
 	rc = kv_f(w, "sampling.measured", c.sampling_measured, rc);
 	rc = kv_f(w, "sampling.ideal", c.sampling_ideal, rc);
+	rc = kv_f(w, "sampling.err", c.sampling_err, rc);
 	rc = kv_f(w, "startup", in.startup_s, rc);
 	rc = kv_f(w, "control", in.control_s, rc);
 	rc = kv_f(w, "live", in.live_s, rc);
@@ -299,6 +302,7 @@ static int cost_write(struct hp_writer *w, void *arg)
 	rc = kv_f(w, "pair_ns", in.pair_s * 1e9, rc);
 	rc = kv_f(w, "skip_pair_ns", in.skip_pair_s * 1e9, rc);
 	rc = kv_f(w, "sample_kernel_us", in.sample_s * 1e6, rc);
+	rc = kv_f(w, "sample_kernel_us.err", in.sample_err_s * 1e6, rc);
 	rc = kv_f(w, "handler_us", in.samples_taken ? in.handler_s / (double)in.samples_taken * 1e6
 						     : 0.0, rc);
 	rc = kv_u(w, "measurement_ranges", C.meas_ranges, rc);

@@ -27,11 +27,12 @@ struct cost_sum {
 	double run, cpu;    /* run: longest process; cpu: summed */
 	double direct, direct_var, ideal, cache, probes_lo, probes_hi;
 	double sampling, samp_lo, samp_hi, samp_meas, samp_ideal;
+	double samp_var;    /* sum of the processes' sampling.err^2 (independent calibrations) */
 	double startup, control, live, fixed, low, high;
 	double predicted, pred_probes, pred_sampling, guess_rate;
 	uint64_t events, skipped, meas, taken, intervals, pred_intervals;
 	double ivl_avg_w, ivl_max, ivl_var_w; /* interval stats, weighted by intervals */
-	double kernel_us_w, handler_us_w;     /* per-sample costs, weighted by samples */
+	double kernel_us_w, kernel_err_w, handler_us_w; /* per-sample costs, weighted by samples */
 	double pair_ns_w;                     /* calibrated pair cost, weighted by pairs */
 	const char *mode;
 };
@@ -73,6 +74,7 @@ static void cost_collect(const struct hp_model *m, struct cost_sum *s)
 		s->probes_hi += kvd(c, "probes.high");
 		s->sampling += kvd(c, "sampling");
 		s->samp_lo += kvd(c, "sampling.low");
+		s->samp_var += kvd(c, "sampling.err") * kvd(c, "sampling.err");
 		s->samp_hi += kvd(c, "sampling.high");
 		s->samp_meas += kvd(c, "sampling.measured");
 		s->samp_ideal += kvd(c, "sampling.ideal");
@@ -94,6 +96,7 @@ static void cost_collect(const struct hp_model *m, struct cost_sum *s)
 		uint64_t taken = (uint64_t)kvd(c, "samples_taken");
 		s->taken += taken;
 		s->kernel_us_w += kvd(c, "sample_kernel_us") * (double)taken;
+		s->kernel_err_w += kvd(c, "sample_kernel_us.err") * (double)taken;
 		s->handler_us_w += kvd(c, "handler_us") * (double)taken;
 		double n = kvd(c, "intervals");
 		s->intervals += (uint64_t)n;
@@ -461,11 +464,12 @@ void view_cost_text(struct hp_model *m, FILE *out)
 	fprintf(out, "             range  %s .. %s\n", secs(s.probes_lo, a, sizeof a),
 		secs(s.probes_hi, b, sizeof b));
 	double kern = s.taken ? s.kernel_us_w / (double)s.taken : 0;
+	double kerr = s.taken ? s.kernel_err_w / (double)s.taken : 0;
 	double hand = s.taken ? s.handler_us_w / (double)s.taken : 0;
-	fprintf(out, "  sampling   %s .. %s (%llu samples: kernel %.1f us calibrated + handler %.1f us "
-		     "measured each)\n",
+	fprintf(out, "  sampling   %s .. %s (%llu samples: kernel %.1f +- %.1f us calibrated + handler "
+		     "%.1f us measured each)\n",
 		secs(s.samp_lo, a, sizeof a), secs(s.samp_hi, b, sizeof b),
-		(unsigned long long)s.taken, kern, hand);
+		(unsigned long long)s.taken, kern, kerr, hand);
 	fprintf(out, "  fixed      %s (start-up %s, cost controller %s, live snapshots %s)\n",
 		secs(s.fixed, a, sizeof a), secs(s.startup, b, sizeof b), secs(s.control, c, sizeof c),
 		secs(s.live, d, sizeof d));
@@ -589,6 +593,7 @@ void view_cost_json(struct hp_model *m, struct json *j)
 	for (size_t i = 0; i < nk; i++)
 		jnum(j, keys[i], vals[i]);
 	jnum(j, "direct_err", sqrt(s.direct_var));
+	jnum(j, "sampling_err", sqrt(s.samp_var));
 	jnum(j, "startup", s.startup);
 	jnum(j, "control", s.control);
 	jnum(j, "live", s.live);
