@@ -11,6 +11,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,9 @@ struct objfile {
 	Dwfl_Module *mod;     /* NULL when the file could not be opened */
 	int measurement;
 	struct u64map cache;  /* file address -> struct sym_loc * */
+	uint64_t *fstarts;    /* function starts from .eh_frame_hdr, sorted (load_fstarts) */
+	size_t nfstarts;
+	int fstarts_done;
 	struct objfile *next;
 };
 
@@ -96,6 +100,7 @@ void symtab__free(struct symtab *st)
 		if (o->dwfl)
 			dwfl_end(o->dwfl);
 		u64map__free(&o->cache);
+		free(o->fstarts);
 		free(o);
 	}
 	for (struct sym_space *s = st->spaces, *nx; s; s = nx) {
@@ -228,6 +233,83 @@ static const char *die_name(struct symtab *st, Dwarf_Die *d)
 	return s ? strpool__get(st->pool, s) : NULL;
 }
 
+/* ---- stripped objects: functions by their unwind table ------------------
+ *
+ * An object without a symbol for an address still has .eh_frame_hdr: the
+ * loader's binary-search table of every frame description entry's initial
+ * location, i.e. of every function's start (a function split by the
+ * compiler into hot and .cold parts has an entry per part).  The start
+ * names the function ("[sort+0x9a40]"), so its samples gather in one node
+ * and `addr2line -f -e FILE 0x9a40` names it once debug symbols are at hand.
+ * Only the table encoding every linker emits (DW_EH_PE_datarel | sdata4)
+ * is read; another leaves the frame "[unknown]".
+ */
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+static void load_fstarts(struct objfile *o)
+{
+	o->fstarts_done = 1;
+	Dwarf_Addr bias = 0;
+	Elf *elf = o->mod ? dwfl_module_getelf(o->mod, &bias) : NULL;
+	size_t shstrndx;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    strcmp(name, ".eh_frame_hdr") != 0 || sh.sh_type == SHT_NOBITS)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		const unsigned char *p = d ? d->d_buf : NULL;
+		size_t len = d ? d->d_size : 0;
+		/* version 1; eh_frame_ptr: any 4-byte encoding; fde_count:
+		 * udata4; table: datarel | sdata4 */
+		if (!p || len < 12 || p[0] != 1 || (p[1] & 0x0f) != 0x0b || p[2] != 0x03 ||
+		    p[3] != 0x3b)
+			return;
+		uint32_t n;
+		memcpy(&n, p + 8, 4);
+		if (n == 0 || (size_t)n > (len - 12) / 8)
+			return;
+		o->fstarts = malloc(sizeof(*o->fstarts) * n);
+		if (!o->fstarts)
+			return;
+		for (uint32_t i = 0; i < n; i++) {
+			int32_t rel;
+			memcpy(&rel, p + 12 + 8 * (size_t)i, 4);
+			o->fstarts[i] = sh.sh_addr + (uint64_t)(int64_t)rel + bias;
+		}
+		qsort(o->fstarts, n, sizeof(*o->fstarts), cmp_u64); /* sorted already; be sure */
+		o->nfstarts = n;
+		return;
+	}
+}
+
+/* The start of the function that holds file address a: 0 and *start, or -1
+ * (no table, or a before the first function). */
+static int function_start(struct objfile *o, uint64_t a, uint64_t *start)
+{
+	if (!o->fstarts_done)
+		load_fstarts(o);
+	size_t lo = 0, hi = o->nfstarts;
+	while (lo < hi) { /* first entry above a */
+		size_t mid = (lo + hi) / 2;
+		if (o->fstarts[mid] <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -1;
+	*start = o->fstarts[lo - 1];
+	return 0;
+}
+
 /* Resolve file address `a` in object o (a already pc-1 for return addresses). */
 static struct sym_loc *resolve_obj(struct symtab *st, struct objfile *o, uint64_t a,
 				   uint64_t offset)
@@ -296,8 +378,13 @@ static struct sym_loc *resolve_obj(struct symtab *st, struct objfile *o, uint64_
 	loc->where = strpool__get(st->pool, buf);
 	if (nf == 0) {
 		struct sym_frame *f = &loc->frames[0];
+		uint64_t fstart;
 		if (symname) {
 			f->name = strpool__get(st->pool, sym_demangle(symname, buf, sizeof buf));
+		} else if (function_start(o, a, &fstart) == 0) {
+			snprintf(buf, sizeof buf, "[%s+0x%" PRIx64 "]", o->base, fstart);
+			f->name = strpool__get(st->pool, buf);
+			loc->unknown = 1;
 		} else {
 			f->name = strpool__get(st->pool, "[unknown]");
 			loc->unknown = 1;

@@ -15,6 +15,7 @@ A path starts at the first node named like its first element (the frames
 above main, libc's start-up, are not part of what a test constructs).
 """
 import json
+import re
 import sys
 
 
@@ -117,6 +118,39 @@ def main(argv):
         if n <= 0 or d > cap / 100.0 * n:
             fail("%d samples dropped of %d (more than %s%%): %s" % (d, n, argv[3], rep.get("dropped_by")))
         print("ok %d dropped of %d samples" % (d, n))
+        return 0
+    if cmd == "symnames":
+        # symnames REPORT NM_OUTPUT MODULE OUT: every "[MODULE+0xADDR]" frame of
+        # a stripped object must start exactly where the unstripped object
+        # has a function symbol (nm); OUT is the report with those names put
+        # back, for the path checks
+        syms = {}
+        for line in open(argv[3]):
+            w = line.split()
+            if len(w) == 3 and w[1] in "tTwW":
+                syms.setdefault(int(w[0], 16), w[2])
+        pat = re.compile(r"^\[" + re.escape(argv[4]) + r"\+0x([0-9a-f]+)\]$")
+        named, bad = set(), set()
+
+        def fix(node):
+            m = pat.match(node.get("name") or "")
+            if m:
+                a = int(m.group(1), 16)
+                if a in syms:
+                    named.add(syms[a])
+                    node["name"] = syms[a]
+                else:
+                    bad.add(node["name"])
+            for c in node.get("children", []):
+                fix(c)
+        fix(rep["tree"])
+        if bad or not named:
+            fail("frames of the stripped %s not at a function's start: %s (named: %s)"
+                 % (argv[4], sorted(bad), sorted(named)))
+        print("ok %d functions of the stripped %s named by their start: %s"
+              % (len(named), argv[4], " ".join(sorted(named))))
+        with open(argv[5], "w") as f:
+            json.dump(rep, f)
         return 0
     fail("unknown command " + cmd)
 

@@ -61,6 +61,22 @@ split)
 	check field "$W/r.json" period 2000000
 	split_checks "$W/r.json"
 	;;
+stripped)
+	# A program without symbols (strip --strip-all: .symtab gone, .eh_frame
+	# kept as every loader needs it): each function is named by its start,
+	# "[split_stripped+0x...]", from the unwind table.  Every such start must
+	# be a function symbol of the unstripped program, and with the names put
+	# back the split is the known one.
+	command -v strip >/dev/null && command -v nm >/dev/null ||
+		{ echo "skip: strip and nm (binutils) are needed"; exit 77; }
+	strip --strip-all -o "$W/split_stripped" "$T/split" || fail "strip"
+	nm "$T/split" >"$W/nm"
+	prof "$W/p" HYPROF_FREQ=1000 "$W/split_stripped" 600 || fail "stripped split exited $?"
+	report "$W/p" "$W/r.json"
+	check nofunc "$W/r.json" a
+	check symnames "$W/r.json" "$W/nm" split_stripped "$W/named.json"
+	[ -s "$W/named.json" ] && split_checks "$W/named.json"
+	;;
 threads)
 	# CPU time per thread, main idle: each thread's share of the samples
 	# is its share of the CPU time it measured itself (HP_TEST_CPU), within
