@@ -21,6 +21,10 @@
 
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
+struct fn_range {
+	uint64_t lo, hi;      /* hi 0: unknown, up to the next one */
+};
+
 struct objfile {
 	const char *path;     /* interned */
 	const char *base;     /* interned basename */
@@ -28,8 +32,8 @@ struct objfile {
 	Dwfl_Module *mod;     /* NULL when the file could not be opened */
 	int measurement;
 	struct u64map cache;  /* file address -> struct sym_loc * */
-	uint64_t *fstarts;    /* function starts from .eh_frame_hdr, sorted (load_fstarts) */
-	size_t nfstarts;
+	struct fn_range *fns; /* functions from .eh_frame_hdr, sorted (load_fstarts) */
+	size_t nfns;
 	int fstarts_done;
 	struct objfile *next;
 };
@@ -100,7 +104,7 @@ void symtab__free(struct symtab *st)
 		if (o->dwfl)
 			dwfl_end(o->dwfl);
 		u64map__free(&o->cache);
-		free(o->fstarts);
+		free(o->fns);
 		free(o);
 	}
 	for (struct sym_space *s = st->spaces, *nx; s; s = nx) {
@@ -244,10 +248,49 @@ static const char *die_name(struct symtab *st, Dwarf_Die *d)
  * Only the table encoding every linker emits (DW_EH_PE_datarel | sdata4)
  * is read; another leaves the frame "[unknown]".
  */
-static int cmp_u64(const void *x, const void *y)
+static int cmp_range(const void *x, const void *y)
 {
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	uint64_t a = ((const struct fn_range *)x)->lo, b = ((const struct fn_range *)y)->lo;
 	return a < b ? -1 : a > b;
+}
+
+/* Section `want` of elf: its address and data, or NULL. */
+static Elf_Data *section(Elf *elf, size_t shstrndx, const char *want, uint64_t *addr)
+{
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) || strcmp(name, want) != 0)
+			continue;
+		*addr = sh.sh_addr;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		return d && d->d_buf ? d : NULL;
+	}
+	return NULL;
+}
+
+static int32_t rd_s32(const unsigned char *p)
+{
+	int32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* Each entry's end: its FDE's pc_range, when the FDE's pc_begin is the
+ * usual pcrel | sdata4 (checked: it decodes to the table's start), else
+ * unknown (hi = 0: the entry runs to the next one). */
+static uint64_t fde_end(const Elf_Data *ehf, uint64_t ehf_addr, uint64_t fde, uint64_t start)
+{
+	if (fde < ehf_addr || fde - ehf_addr + 16 > ehf->d_size)
+		return 0;
+	const unsigned char *q = (const unsigned char *)ehf->d_buf + (fde - ehf_addr);
+	if (rd_s32(q) == -1) /* 64-bit DWARF length: not emitted for x86-64 code */
+		return 0;
+	uint64_t pc = fde + 8 + (uint64_t)(int64_t)rd_s32(q + 8);
+	uint32_t range;
+	memcpy(&range, q + 12, 4);
+	return pc == start ? start + range : 0;
 }
 
 static void load_fstarts(struct objfile *o)
@@ -256,57 +299,52 @@ static void load_fstarts(struct objfile *o)
 	Dwarf_Addr bias = 0;
 	Elf *elf = o->mod ? dwfl_module_getelf(o->mod, &bias) : NULL;
 	size_t shstrndx;
+	uint64_t hdr_addr = 0, ehf_addr = 0;
 	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
 		return;
-	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
-		GElf_Shdr sh;
-		const char *name;
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
-		    strcmp(name, ".eh_frame_hdr") != 0 || sh.sh_type == SHT_NOBITS)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		const unsigned char *p = d ? d->d_buf : NULL;
-		size_t len = d ? d->d_size : 0;
-		/* version 1; eh_frame_ptr: any 4-byte encoding; fde_count:
-		 * udata4; table: datarel | sdata4 */
-		if (!p || len < 12 || p[0] != 1 || (p[1] & 0x0f) != 0x0b || p[2] != 0x03 ||
-		    p[3] != 0x3b)
-			return;
-		uint32_t n;
-		memcpy(&n, p + 8, 4);
-		if (n == 0 || (size_t)n > (len - 12) / 8)
-			return;
-		o->fstarts = malloc(sizeof(*o->fstarts) * n);
-		if (!o->fstarts)
-			return;
-		for (uint32_t i = 0; i < n; i++) {
-			int32_t rel;
-			memcpy(&rel, p + 12 + 8 * (size_t)i, 4);
-			o->fstarts[i] = sh.sh_addr + (uint64_t)(int64_t)rel + bias;
-		}
-		qsort(o->fstarts, n, sizeof(*o->fstarts), cmp_u64); /* sorted already; be sure */
-		o->nfstarts = n;
+	Elf_Data *d = section(elf, shstrndx, ".eh_frame_hdr", &hdr_addr);
+	Elf_Data *ehf = section(elf, shstrndx, ".eh_frame", &ehf_addr);
+	const unsigned char *p = d ? d->d_buf : NULL;
+	size_t len = d ? d->d_size : 0;
+	/* version 1; eh_frame_ptr: any 4-byte encoding; fde_count: udata4;
+	 * table: datarel | sdata4 pairs (initial location, FDE address) */
+	if (!p || len < 12 || p[0] != 1 || (p[1] & 0x0f) != 0x0b || p[2] != 0x03 || p[3] != 0x3b)
 		return;
+	uint32_t n;
+	memcpy(&n, p + 8, 4);
+	if (n == 0 || (size_t)n > (len - 12) / 8)
+		return;
+	o->fns = malloc(sizeof(*o->fns) * n);
+	if (!o->fns)
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		const unsigned char *e = p + 12 + 8 * (size_t)i;
+		uint64_t lo = hdr_addr + (uint64_t)(int64_t)rd_s32(e);
+		uint64_t fde = hdr_addr + (uint64_t)(int64_t)rd_s32(e + 4);
+		uint64_t hi = ehf ? fde_end(ehf, ehf_addr, fde, lo) : 0;
+		o->fns[i] = (struct fn_range){lo + bias, hi ? hi + bias : 0};
 	}
+	qsort(o->fns, n, sizeof(*o->fns), cmp_range); /* sorted already; be sure */
+	o->nfns = n;
 }
 
 /* The start of the function that holds file address a: 0 and *start, or -1
- * (no table, or a before the first function). */
+ * (no table, a before the first entry or past its entry's end). */
 static int function_start(struct objfile *o, uint64_t a, uint64_t *start)
 {
 	if (!o->fstarts_done)
 		load_fstarts(o);
-	size_t lo = 0, hi = o->nfstarts;
+	size_t lo = 0, hi = o->nfns;
 	while (lo < hi) { /* first entry above a */
 		size_t mid = (lo + hi) / 2;
-		if (o->fstarts[mid] <= a)
+		if (o->fns[mid].lo <= a)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == 0)
+	if (lo == 0 || (o->fns[lo - 1].hi && a >= o->fns[lo - 1].hi))
 		return -1;
-	*start = o->fstarts[lo - 1];
+	*start = o->fns[lo - 1].lo;
 	return 0;
 }
 
