@@ -183,6 +183,17 @@ static void print_header(struct hp_model *m, FILE *out)
 	char a[32];
 	fprintf(out, "hyprof report: %s\n", m->dir);
 	fprintf(out, "program   %s\n", m->program);
+	if (m->nprogs > 1) { /* a launched script or make: what ran under it */
+		fprintf(out, "programs ");
+		for (int i = 0; i < m->nprogs && i < 12; i++) {
+			fprintf(out, "%s %s", i ? "," : "", m->progs[i].name);
+			if (m->progs[i].procs > 1)
+				fprintf(out, " x%d", m->progs[i].procs);
+		}
+		if (m->nprogs > 12)
+			fprintf(out, ", ... (%d programs)", m->nprogs);
+		fputc('\n', out);
+	}
 	fprintf(out, "mode      %s\n", m->mode);
 	fprintf(out, "source    %s, period %llu %s", m->source, (unsigned long long)m->period, m->unit);
 	if (strcmp(m->unit, "ns") == 0 && m->period > 0)
@@ -331,6 +342,16 @@ static int report_json(struct hp_model *m, int pretty, int top, double min_pct, 
 		return tool_err("out of memory");
 	json__obj_begin(j);
 	json__key_str(j, "program", m->program);
+	json__key(j, "programs");
+	json__arr_begin(j);
+	for (int i = 0; i < m->nprogs; i++) {
+		json__obj_begin(j);
+		json__key_str(j, "name", m->progs[i].name);
+		json__key(j, "processes");
+		json__int(j, m->progs[i].procs);
+		json__obj_end(j);
+	}
+	json__arr_end(j);
 	json__key_str(j, "mode", m->mode);
 	json__key_str(j, "source", m->source);
 	json__key_str(j, "source_why", m->source_why);

@@ -597,6 +597,44 @@ static int better_copy(const struct hp_prof *a, const struct hp_prof *b)
 	return kv_num(&a->meta, "end_ns", 0) > kv_num(&b->meta, "end_ns", 0);
 }
 
+
+/* m->progs: the distinct programs of the profiles, in the order they first
+ * started (a run's launched command first), each with its process count;
+ * the names stay owned by the profiles. */
+static void list_programs(struct hp_model *m)
+{
+	size_t n = m->nprofs;
+	size_t *ord = malloc(sizeof(*ord) * (n ? n : 1));
+	m->progs = malloc(sizeof(*m->progs) * (n ? n : 1));
+	if (!ord || !m->progs)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		ord[i] = i;
+	for (size_t i = 1; i < n; i++) /* insertion sort by start */
+		for (size_t k = i; k > 0; k--) {
+			double a = kv_num(&m->profs[ord[k - 1]]->meta, "start_ns", 0);
+			double b = kv_num(&m->profs[ord[k]]->meta, "start_ns", 0);
+			if (a <= b)
+				break;
+			size_t t = ord[k];
+			ord[k] = ord[k - 1];
+			ord[k - 1] = t;
+		}
+	m->nprogs = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = meta_str(m->profs[ord[i]], "program", NULL);
+		if (!name)
+			continue;
+		int k = 0;
+		while (k < m->nprogs && strcmp(m->progs[k].name, name) != 0)
+			k++;
+		if (k == m->nprogs)
+			m->progs[m->nprogs++] = (struct hp_prog){name, 0};
+		m->progs[k].procs++;
+	}
+	free(ord);
+}
+
 /* role[i] for every file; returns the number of files in the model. */
 static size_t classify(struct hp_prof **profs, size_t n, int *role)
 {
@@ -890,8 +928,8 @@ int model__load_opts(struct hp_model *m, const char *path, unsigned opts, char *
 	free(role);
 
 	const struct hp_prof *first = m->profs[0];
-	m->program = xstrdup(meta_str(first, "program", NULL) ? meta_str(first, "program", NULL)
-							   : "[unknown program]");
+	list_programs(m);
+	m->program = xstrdup(m->nprogs ? m->progs[0].name : "[unknown program]");
 	m->mode = xstrdup(meta_str(first, "mode", NULL) ? meta_str(first, "mode", NULL) : "sampled");
 	const char *ev = meta_str(first, "event", "source_event");
 	const char *src = meta_str(first, "source", NULL);
@@ -1241,6 +1279,7 @@ void model__free(struct hp_model *m)
 	free(m->ranks);
 	free(m->dir);
 	free(m->program);
+	free(m->progs);
 	free(m->mode);
 	free(m->source);
 	free(m->source_why);

@@ -107,7 +107,9 @@ struct hp_rankinfo {             /* MPI per rank (issue 5); zeros otherwise */
 
 struct hp_model {
 	char *dir;
-	char *program;
+	char *program;               /* of the process that started first */
+	struct hp_prog { const char *name; int procs; } *progs; /* distinct programs, by first start */
+	int nprogs;
 	char *mode;                  /* "sampled" | "hybrid" | "measured" */
 	char *source, *source_why, *unit;
 	uint64_t period;

@@ -119,6 +119,16 @@ def main(argv):
             fail("%d samples dropped of %d (more than %s%%): %s" % (d, n, argv[3], rep.get("dropped_by")))
         print("ok %d dropped of %d samples" % (d, n))
         return 0
+    if cmd == "programs":
+        # programs REPORT NAME:PROCS,...: the distinct programs in the order
+        # they first started, with their process counts
+        got = ",".join("%s:%d" % (p["name"], p["processes"]) for p in rep["programs"])
+        if got != argv[3]:
+            fail("programs %s, want %s (program %s)" % (got, argv[3], rep.get("program")))
+        if rep["program"] != rep["programs"][0]["name"]:
+            fail("program %s is not the first started, %s" % (rep["program"], got))
+        print("ok programs %s" % got)
+        return 0
     if cmd == "symnames":
         # symnames REPORT NM_OUTPUT MODULE OUT: every "[MODULE+0xADDR]" frame of
         # a stripped object must start exactly where the unstripped object

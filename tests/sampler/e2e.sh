@@ -238,6 +238,9 @@ exec)
 	parent=$(file_with "$W/p" after_fork)
 	child=$(file_with "$W/p" exec_target_work)
 	[ -n "$parent" ] && [ -n "$child" ] && [ "$parent" != "$child" ] || fail "fork+exec: profiles not told apart"
+	# the report names the launched program first, then what it ran
+	report "$W/p" "$W/r.json"
+	check programs "$W/r.json" execer:1,execee:1
 	# A failed exec: profiling goes on, one complete profile.
 	# Equal steps before and after; the shares are checked against the CPU
 	# time each part took (a clean CI run once measured 44.6 / 55.4 %
