@@ -61,6 +61,10 @@ int hp_perf_probe(const struct hp_perf_event *ev, uint64_t period, uint64_t freq
 /* One line of advice for errno `e` when opening ev, from this machine's
  * perf_event_paranoid and PMU. */
 void hp_perf_why(const char *src, const struct hp_perf_event *ev, int e, char *why, size_t len);
+
+/* Whether the kernel exposes a hardware PMU (sysfs event source "cpu", or
+ * "cpu_core" on a hybrid CPU).  Not signal-safe. */
+int hp_perf_hw_pmu_present(void);
 /* advice.c, pure: the same given the machine's state. */
 void hp_perf_advice(const char *src, const char *event, int hardware, int e, int paranoid, int has_pmu,
 		    char *why, size_t len);

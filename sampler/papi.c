@@ -98,6 +98,13 @@ static int papi_open(const char *event, uint64_t period, uint64_t freq, char *un
 	if (!maybe_papi(ev))
 		return -ENOENT;
 	int explicit_papi = !strncmp(ev, "PAPI_", 5) || strstr(ev, "::");
+	/* The automatic choice on a machine without a PMU: PAPI's cycles come
+	 * from the same perf_event PMU, so initializing PAPI (2-3 ms of CPU in
+	 * every process, most of it libpfm's tables) would only be refused. */
+	if (!*event && !hp_perf_hw_pmu_present()) {
+		snprintf(why, whylen, "papi: not tried for PAPI_TOT_CYC (no hardware PMU)");
+		return -ENODEV;
+	}
 	if (papi_inited < 0) {
 		snprintf(why, whylen, "papi: PAPI could not be initialized");
 		return -ENODEV;

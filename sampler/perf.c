@@ -213,11 +213,16 @@ static int read_paranoid(void)
 	return v;
 }
 
+int hp_perf_hw_pmu_present(void)
+{
+	return access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ||
+	       access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0;
+}
+
 void hp_perf_why(const char *src, const struct hp_perf_event *ev, int e, char *why, size_t len)
 {
-	int pmu = access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ||
-		  access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0;
-	hp_perf_advice(src, ev->name, ev->type == PERF_TYPE_HARDWARE, e, read_paranoid(), pmu, why, len);
+	hp_perf_advice(src, ev->name, ev->type == PERF_TYPE_HARDWARE, e, read_paranoid(),
+		       hp_perf_hw_pmu_present(), why, len);
 }
 
 int hp_perf_thread_start(const struct hp_perf_choice *c, struct hp_thread *t)
