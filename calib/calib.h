@@ -70,6 +70,15 @@ HP_EXPORT extern struct hp_calib hp_calib;
  * most trials were disturbed (-EAGAIN).  Not signal-safe. */
 int hp_calib_sample_delivery(struct hp_dist *out, uint32_t trials, double ns_per_cyc, int sig);
 
+/* One start-up calibration per host for the processes of a run
+ * (calib/calib_share.c): load the one left in dir by another process, at
+ * most max_age_s old and made with the same injected probe delay (0, or
+ * -errno: then calibrate), or leave this process's there.  Not
+ * signal-safe. */
+int hp_calib_share_load(struct hp_calib *out, const char *dir, double max_age_s,
+			double probe_delay_ns);
+void hp_calib_share_save(const struct hp_calib *c, const char *dir, double probe_delay_ns);
+
 /* Calibrate what start-up needs.  Returns 0 or -errno.  Not signal-safe. */
 int hp_calib_startup(void);
 

@@ -41,6 +41,7 @@ struct hp_config {
 	uint64_t test_probe_delay_ns; /* HYPROF_TEST_PROBE_DELAY_NS: injected cost */
 	int live;                /* HYPROF_LIVE: live statistics file (default on) */
 	int calibrate;           /* HYPROF_CALIBRATE: 0 skips start-up calibration */
+	double calibrate_share;  /* HYPROF_CALIBRATE_SHARE: seconds a run's calibration serves its other processes */
 	double live_interval;    /* HYPROF_LIVE_INTERVAL: seconds between live snapshots */
 	double recal_ms;         /* HYPROF_RECAL_MS: in-situ recalibration period, 0 = off */
 	/* Read by libhyprof_mpi.so and calib/ (their getenv calls move here). */

@@ -23,7 +23,7 @@ struct comp_sum {
 	double removed_s;
 	uint64_t clamped, probes, mismatch, overflow, folded;
 	double timed_ns, di_ns, de_ns, count_ns, sample_us, delay_ns;
-	char calib_method[32];
+	char calib_method[64];
 	/* in-situ recalibration (first process) */
 	uint64_t bursts;
 	double recal_ms, recal_s, pair_mean_ns, pair_min_ns, pair_max_ns, di_last_ns;
