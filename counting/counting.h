@@ -18,7 +18,8 @@ void hp_counting_thread_flush(struct hp_thread *t);
 /* The same for a profile written while the program may go on (the partial
  * write before an exec, which can fail): close the calling thread's open
  * frames now, keeping what is needed to reopen them exactly as they were
- * with hp_counting_open_restore() if the program continues.  Measured mode
+ * with hp_counting_open_restore() if the program continues (used before an
+ * exec and for the profile merged at MPI_Finalize).  Measured mode
  * only (elsewhere open frames carry no time).  Returns 1 when frames were
  * closed, 0 when there was nothing to do, -errno when the copy could not
  * be made (then nothing was changed).  Not signal-safe (mmap). */
@@ -27,8 +28,9 @@ struct hp_open_save {
 	size_t len;
 	void *mem; /* n + 1 frames (from stack[-1]), then n nodes */
 };
-int hp_counting_open_close(struct hp_thread *t, struct hp_open_save *s);
-void hp_counting_open_restore(struct hp_thread *t, struct hp_open_save *s);
+/* exported: mpiwrap's merge at MPI_Finalize writes while main is open */
+HP_EXPORT int hp_counting_open_close(struct hp_thread *t, struct hp_open_save *s);
+HP_EXPORT void hp_counting_open_restore(struct hp_thread *t, struct hp_open_save *s);
 /* The thread has exited: release the probe memory it no longer needs
  * (its tree stays).  Not signal-safe. */
 void hp_counting_thread_retire(struct hp_thread *t);

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "core/format.h"
+#include "counting/counting.h"
 #include "mpiwrap/elfsym.h"
 #include "mpiwrap/mpiwrap.h"
 
@@ -1374,7 +1375,15 @@ int hp_merge_at_finalize(void)
 	memset(&img, 0, sizeof(img));
 	struct hp_prof *p = NULL;
 	char path[PATH_MAX] = "", err[PATH_MAX + 256] = "";
+	/* main and the functions above MPI_Finalize are still open: in
+	 * measured mode they carry their time so far into this profile (and
+	 * the merge), then reopen as they were for the rest of the run (the
+	 * file written at exit has it all) */
+	struct hp_open_save open_save;
+	int reopen = hp_counting_open_close(hp_thread_self(), &open_save) > 0;
 	int wrc = hp_write_profile(0, "mpi-finalize"), frc = 0;
+	if (reopen)
+		hp_counting_open_restore(hp_thread_self(), &open_save);
 	if (wrc)
 		snprintf(err, sizeof(err), "writing it failed: %s", strerror(wrc < 0 ? -wrc : wrc));
 	else if ((frc = own_file(dir, path, sizeof(path))) != 0)

@@ -452,6 +452,40 @@ for b in bad:
     print("FAIL:", b)
 sys.exit(1 if bad else 0)
 EOF
+  # main instrumented and open at MPI_Finalize: in the merged profile it
+  # holds its calls' time and its own 50 ms per rank (it once had 0 s)
+  hp "$np" "$T/o" "$T/o.out" --mode measured --compensate parallel -- "$B/mpi_open_main" 20
+  python3 - "$T/o.json" "$np" <<'EOF' || exit 1
+import json, sys
+r, np_ = json.load(open(sys.argv[1])), int(sys.argv[2])
+def find(n, name):
+    if n.get("name") == name:
+        return n
+    for c in n.get("children", []):
+        f = find(c, name)
+        if f:
+            return f
+main = find(r["tree"], "main")
+work = find(main, "work") if main else None
+bad = []
+if not main or not work:
+    bad.append("main or work missing from the tree")
+else:
+    kids = sum(c["total"] for c in main.get("children", []))
+    if main["calls"] != np_ or work["calls"] != 20 * np_:
+        bad.append("calls: main %s, work %s, want %d and %d" % (main["calls"], work["calls"], np_, 20 * np_))
+    if not main["total"] >= kids > 0:
+        bad.append("main %.4f s total for children of %.4f s" % (main["total"], kids))
+    if not main["self"] >= 0.045 * np_:
+        bad.append("main's own time %.4f s, want at least its %d x 50 ms of sleep" % (main["self"], np_))
+    if not main["total_pct"] > 99:
+        bad.append("main is %.1f%% of the total" % main["total_pct"])
+for b in bad:
+    print("FAIL:", b)
+if not bad:
+    print("ok: main open at MPI_Finalize: %.3f s total, %.3f s own, work %.3f s" % (main["total"], main["self"], work["total"]))
+sys.exit(1 if bad else 0)
+EOF
   # without --per-rank: the merged profile alone in the directory
   hp "$np" "$T/s" "$T/s.out" --mode measured --compensate parallel -- "$B/mpi_pi" 20000
   left=$(ls "$T/s" | grep -v '\.merged\.' | wc -l)
