@@ -182,10 +182,14 @@ out:
 	return rc;
 }
 
-/* Does the program load an MPI library?  Runs the dynamic loader in trace
- * mode (`ld.so --list PROG`, as ldd does; nothing of the program runs) and
- * looks for libmpi / libmpich among the objects.  1 yes, 0 no, -1 unknown. */
-static int uses_mpi(const char *prog, const char *interp)
+/* Which MPI an object loads: runs the dynamic loader in trace mode
+ * (`ld.so --list OBJ`, as ldd does; nothing of it runs) and looks at the
+ * objects' names.  MPI_OPENMPI (libmpi.so.40 and on, libmpi_*), MPI_MPICH
+ * (libmpich*, or libmpi.so.12: MPICH's own name, Intel MPI's, MVAPICH's),
+ * MPI_NONE, or -1 when the loader could not say. */
+enum { MPI_NONE = 0, MPI_OPENMPI = 1, MPI_MPICH = 2 };
+
+static int mpi_family(const char *obj, const char *interp)
 {
 	int fds[2];
 	if (pipe(fds) < 0)
@@ -205,7 +209,7 @@ static int uses_mpi(const char *prog, const char *interp)
 		close(fds[1]);
 		unsetenv("LD_PRELOAD");
 		setenv("LD_TRACE_LOADED_OBJECTS", "1", 1);
-		execl(interp, interp, "--list", prog, (char *)NULL);
+		execl(interp, interp, "--list", obj, (char *)NULL);
 		_exit(127);
 	}
 	close(fds[1]);
@@ -230,11 +234,29 @@ static int uses_mpi(const char *prog, const char *interp)
 		char *name = line;
 		while (*name == ' ' || *name == '\t')
 			name++;
-		if (strncmp(name, "libmpi.so", 9) == 0 || strncmp(name, "libmpich", 8) == 0 ||
-		    strncmp(name, "libmpi_", 7) == 0 || strstr(name, "/libmpi.so"))
-			return 1;
+		const char *base = strstr(name, "/libmpi");
+		base = strncmp(name, "libmpi", 6) == 0 ? name : base ? base + 1 : NULL;
+		if (!base)
+			continue;
+		if (strncmp(base, "libmpich", 8) == 0 || strncmp(base, "libmpi.so.12", 12) == 0)
+			return MPI_MPICH;
+		if (strncmp(base, "libmpi.so", 9) == 0 || strncmp(base, "libmpi_", 7) == 0)
+			return MPI_OPENMPI;
 	}
-	return 0;
+	return MPI_NONE;
+}
+
+/* The MPI whose launcher started this process, by the variables it sets:
+ * Open MPI's mpirun (OMPI_COMM_WORLD_SIZE), MPICH's Hydra (PMI_RANK with
+ * PMI_SIZE; Intel MPI and MVAPICH use it too).  MPI_NONE otherwise (srun
+ * and bare PMIx can start either, and non-MPI programs). */
+static int launcher_family(void)
+{
+	if (getenv("OMPI_COMM_WORLD_SIZE"))
+		return MPI_OPENMPI;
+	if (getenv("PMI_RANK") && getenv("PMI_SIZE"))
+		return MPI_MPICH;
+	return MPI_NONE;
 }
 
 /* A set-user-ID or set-group-ID program (or one with file capabilities)
@@ -381,7 +403,25 @@ static int set_preload(const char *prog, const char *interp, int dynamic)
 					"support: configure with -DHYPROF_WITH_MPI=ON)",
 					mpi);
 	} else if (dynamic && access(mpi, R_OK) == 0) {
-		want_mpi = uses_mpi(prog, interp) == 1;
+		/* The program links an MPI; or it does not (Python with mpi4py,
+		 * a program that dlopens libmpi, a script that runs the MPI
+		 * program) but an MPI launcher of the wrappers' own MPI started
+		 * it: then the wrappers go in first, so libmpi is theirs when
+		 * the program loads it.  Another MPI's launcher: no wrappers (two
+		 * MPIs in one process would break it). */
+		int fam = mpi_family(prog, interp);
+		if (fam == MPI_NONE) {
+			int launcher = launcher_family();
+			want_mpi = launcher != MPI_NONE && launcher == mpi_family(mpi, interp);
+		} else if (fam > 0) {
+			int ours = mpi_family(mpi, interp);
+			want_mpi = ours < 0 || fam == ours; /* unknown: as before */
+			if (!want_mpi)
+				fprintf(stderr, "hyprof: %s uses %s, but this hyprof's MPI wrappers are built for %s: "
+					"its MPI calls are not profiled (build hyprof with that MPI's mpicc: "
+					"-DMPI_C_COMPILER=...)\n", prog, fam == MPI_MPICH ? "MPICH" : "Open MPI",
+					ours == MPI_MPICH ? "MPICH" : "Open MPI");
+		}
 	}
 
 	const char *old = getenv("LD_PRELOAD");

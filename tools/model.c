@@ -630,7 +630,8 @@ static void list_programs(struct hp_model *m)
 			k++;
 		if (k == m->nprogs)
 			m->progs[m->nprogs++] = (struct hp_prog){name, 0};
-		m->progs[k].procs++;
+		const struct hp_prof *p = m->profs[ord[i]];
+		m->progs[k].procs += (p->flags & HP_FILE_MERGED) ? (int)kv_num(&p->meta, "nranks", 1) : 1;
 	}
 	free(ord);
 }

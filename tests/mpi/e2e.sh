@@ -78,6 +78,44 @@ same() {
 }
 
 case $case_ in
+launched)
+  # Programs not linked with MPI that an MPI launcher started get the
+  # wrappers (tools/cmd_run.c): one that loads libmpi at run time (mpi4py's
+  # way), an MPI program run by a shell script, a plain command.
+  lib=$(ldd "$HYPROF_LIB/libhyprof_mpi.so" | awk '$1 ~ /^libmpi/ {print $1; exit}')
+  [ -n "$lib" ] || fail "cannot tell which libmpi libhyprof_mpi.so uses"
+  plain 2 "$T/d.plain" "$B/mpi_dlopen" "$lib" 100
+  hp 2 "$T/d" "$T/d.out" --compensate parallel -- "$B/mpi_dlopen" "$lib" 100
+  same "$T/d.plain" "$T/d.out" "mpi_dlopen"
+  hp 2 "$T/s" "$T/s.out" --mode measured --compensate parallel -- sh -c "\"$B/mpi_pi\" 20000 > /dev/null"
+  plain 2 "$T/h.plain" hostname
+  hp 2 "$T/h" "$T/h.out" -- hostname
+  same "$T/h.plain" "$T/h.out" "hostname"
+  python3 - "$T/d.json" "$T/s.json" <<'EOF' || exit 1
+import json, sys
+d, s = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+bad = []
+mpi = d.get("mpi") or {}
+if mpi.get("nranks") != 2 or not mpi.get("merged"):
+    bad.append("dlopen: MPI section %s, want 2 ranks merged" % mpi)
+calls = sorted(r.get("mpi_calls") or 0 for r in d.get("ranks") or [])
+if len(calls) != 2 or calls[0] < 100:
+    bad.append("dlopen: MPI calls per rank %s, want >= 100 (the barriers)" % calls)
+bars = sum(x["calls"] for x in d.get("mpi_sites") or [] if x["function"] == "MPI_Barrier")
+if bars != 200:
+    bad.append("dlopen: %d MPI_Barrier calls, want 200" % bars)
+smpi = s.get("mpi") or {}
+if smpi.get("nranks") != 2 or not smpi.get("merged"):
+    bad.append("script: MPI section %s, want 2 ranks merged" % smpi)
+if [p["name"] for p in s.get("programs", [])] != ["sh", "mpi_pi"]:
+    bad.append("script: programs %s, want sh then mpi_pi" % s.get("programs"))
+for b in bad:
+    print("FAIL:", b)
+if not bad:
+    print("ok: launched by mpirun: dlopen'd libmpi, %d barriers wrapped; a script's MPI program merged" % bars)
+sys.exit(1 if bad else 0)
+EOF
+  ;;
 correct)
   np=$1
   plain "$np" "$T/plain" "$B/mpi_correct"
