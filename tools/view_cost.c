@@ -60,7 +60,9 @@ static void cost_collect(const struct hp_model *m, struct cost_sum *s)
 			s->nmissing++;
 			continue;
 		}
-		s->nproc++;
+		/* a merged MPI profile's COST section is its ranks' sum */
+		double nr = (p->flags & HP_FILE_MERGED) ? kvd(&p->meta, "nranks") : 1;
+		s->nproc += nr >= 1 ? (int)nr : 1;
 		s->mode = hp_kv_str(c, "mode", m->mode);
 		double run = kvd(c, "run_time");
 		if (run > s->run)

@@ -457,6 +457,8 @@ if not mpi.get("merge_time", 0) > 0:
     bad.append("no merge time")
 if sorted(x["rank"] for x in m["ranks"]) != list(range(np_)):
     bad.append("ranks of the merged profile: %s" % [x["rank"] for x in m["ranks"]])
+if (m.get("cost") or {}).get("processes") != np_:
+    bad.append("the cost section counts %s processes, want %d" % ((m.get("cost") or {}).get("processes"), np_))
 def calls(rep, fn):
     return sum(f["calls"] or 0 for f in rep["functions"] if f["name"] == fn)
 for fn in ["curve", "below"]:
