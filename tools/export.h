@@ -112,6 +112,12 @@ int export__measured(const struct hp_model *m);
 const char *export__name(const struct hp_tnode *n);
 /* Rank of a thread as exported: its MPI rank, else its process index. */
 int export__thread_node(const struct hp_model *m, const struct hp_threadinfo *ti);
+/* The threads an export splits by rank or thread: the model's, except that
+ * a merged MPI file's threads (each the sum of that thread over its ranks)
+ * give way to the ranks' own (m->rank_threads, from DIR/.hyprof-ranks or
+ * --per-rank) when those were found.  A malloc'ed array of *n pointers
+ * (NULL only without memory). */
+struct hp_threadinfo **export__threads(const struct hp_model *m, size_t *n);
 
 /* JSON string with quotes; also escapes <, >, & and U+2028/9 so the text can
  * sit inside an HTML <script> element. */

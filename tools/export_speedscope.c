@@ -182,20 +182,25 @@ int export__speedscope(struct hp_model *m, const struct export_opts *o, FILE *ou
 			 "use --value time or samples");
 		return -EINVAL;
 	}
+	size_t nth;
+	struct hp_threadinfo **th = export__threads(m, &nth);
+	if (!th)
+		return -ENOMEM;
 	if (split == EXPORT_SPLIT_AUTO) {
 		int mpi = 0;
-		for (size_t i = 0; i < m->nthreadinfo; i++)
-			mpi |= m->threads[i].rank >= 0;
-		split = mpi ? EXPORT_SPLIT_RANK
-			    : m->nthreadinfo > 1 ? EXPORT_SPLIT_THREAD : EXPORT_SPLIT_NONE;
+		for (size_t i = 0; i < nth; i++)
+			mpi |= th[i]->rank >= 0;
+		split = mpi ? EXPORT_SPLIT_RANK : nth > 1 ? EXPORT_SPLIT_THREAD : EXPORT_SPLIT_NONE;
 	}
 
 	/* Group the selected threads. */
-	g = calloc(m->nthreadinfo + 1, sizeof(*g));
-	if (!g)
+	g = calloc(nth + 1, sizeof(*g));
+	if (!g) {
+		free(th);
 		return -ENOMEM;
-	for (size_t i = 0; i < m->nthreadinfo; i++) {
-		struct hp_threadinfo *ti = &m->threads[i];
+	}
+	for (size_t i = 0; i < nth; i++) {
+		struct hp_threadinfo *ti = th[i];
 		int node = export__thread_node(m, ti);
 		if ((o->rank >= 0 && node != o->rank) || (o->thread >= 0 && ti->index != o->thread))
 			continue;
@@ -208,7 +213,7 @@ int export__speedscope(struct hp_model *m, const struct export_opts *o, FILE *ou
 			;
 		if (k == ng) {
 			g[ng].key = key;
-			g[ng].roots = calloc(m->nthreadinfo, sizeof(struct hp_tnode *));
+			g[ng].roots = calloc(nth, sizeof(struct hp_tnode *));
 			if (!g[ng].roots) {
 				rc = -ENOMEM;
 				goto out;
@@ -312,6 +317,7 @@ out:
 	for (size_t k = 0; k < ng + 1 && g; k++)
 		free(g[k].roots);
 	free(g);
+	free(th);
 	export__map_free(&s.fmap);
 	free(s.frames);
 	free(s.fidx);

@@ -456,8 +456,12 @@ int export__tau(struct hp_model *m, const struct export_opts *o, const char *dir
 		snprintf(err, errlen, "cannot create directory %s: %s", dir, strerror(errno));
 		return -errno;
 	}
-	for (size_t i = 0; i < m->nthreadinfo && !rc; i++) {
-		struct hp_threadinfo *ti = &m->threads[i];
+	size_t nth;
+	struct hp_threadinfo **th = export__threads(m, &nth);
+	if (!th)
+		return -ENOMEM;
+	for (size_t i = 0; i < nth && !rc; i++) {
+		struct hp_threadinfo *ti = th[i];
 		int node = export__thread_node(m, ti);
 		if ((o->rank >= 0 && node != o->rank) || (o->thread >= 0 && ti->index != o->thread))
 			continue;
@@ -466,6 +470,7 @@ int export__tau(struct hp_model *m, const struct export_opts *o, const char *dir
 		rc = write_thread(m, ti, ti->root, dir, o->callpath_depth, err, errlen);
 		nwritten++;
 	}
+	free(th);
 	if (!rc && nwritten == 0) {
 		struct export_tree t;
 		rc = export__select(m, o->rank, o->thread, &t, err, errlen);

@@ -334,6 +334,20 @@ int export__thread_node(const struct hp_model *m, const struct hp_threadinfo *ti
 	return idx;
 }
 
+struct hp_threadinfo **export__threads(const struct hp_model *m, size_t *n)
+{
+	struct hp_threadinfo **v = calloc(m->nthreadinfo + m->nrank_threads + 1, sizeof(*v));
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < m->nthreadinfo; i++)
+		if (!(m->threads[i].all_ranks && m->nrank_threads))
+			v[(*n)++] = &m->threads[i];
+	for (size_t i = 0; i < m->nrank_threads; i++)
+		v[(*n)++] = &m->rank_threads[i];
+	return v;
+}
+
 int export__select(struct hp_model *m, int rank, int thread, struct export_tree *t,
 		   char *err, size_t errlen)
 {
@@ -347,13 +361,18 @@ int export__select(struct hp_model *m, int rank, int thread, struct export_tree 
 		}
 		return 0;
 	}
-	struct hp_tnode **roots = calloc(m->nthreadinfo + 1, sizeof(*roots));
+	size_t nth;
+	struct hp_threadinfo **th = export__threads(m, &nth);
+	struct hp_tnode **roots = calloc(nth + 1, sizeof(*roots));
 	size_t n = 0;
 	int maxnode = -1, maxthread = -1;
-	if (!roots)
+	if (!roots || !th) {
+		free(roots);
+		free(th);
 		return -ENOMEM;
-	for (size_t i = 0; i < m->nthreadinfo; i++) {
-		struct hp_threadinfo *ti = &m->threads[i];
+	}
+	for (size_t i = 0; i < nth; i++) {
+		struct hp_threadinfo *ti = th[i];
 		int node = export__thread_node(m, ti);
 		if (node > maxnode)
 			maxnode = node;
@@ -378,6 +397,7 @@ int export__select(struct hp_model *m, int rank, int thread, struct export_tree 
 			snprintf(err, errlen, "out of memory merging %zu threads", n);
 	}
 	free(roots);
+	free(th);
 	return rc;
 }
 

@@ -741,6 +741,7 @@ static int load_file(struct hp_model *m, struct mpriv *pv, struct hp_prof *p, in
 		mt->use = !detail;
 		mt->part = detail || !(p->flags & HP_FILE_MERGED);
 		mt->merged = (p->flags & HP_FILE_MERGED) != 0;
+		ti->all_ranks = mt->merged;
 		ti->rank = (int)kv_num(&pt->kv, "rank", ri->rank);
 		ti->pid = (int)kv_num(&pt->kv, "pid", ri->pid);
 		ti->tid = (int)kv_num(&pt->kv, "tid", 0);

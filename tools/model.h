@@ -93,6 +93,7 @@ struct hp_threadinfo {
 	int pid, tid, index;
 	int merged;                  /* threads this record stands for (1; more for
 	                              * the runtime's "[exited threads]" record) */
+	int all_ranks;               /* from a merged MPI file: the sum of its ranks' threads */
 	uint64_t samples, dropped;
 	double wall, cpu;
 	struct hp_tnode *root;       /* this thread's tree */

@@ -526,6 +526,25 @@ if not bad:
     print("ok: main open at MPI_Finalize: %.3f s total, %.3f s own, work %.3f s" % (main["total"], main["self"], work["total"]))
 sys.exit(1 if bad else 0)
 EOF
+  # export splits a merged profile by rank from the ranks' own files
+  # (DIR/.hyprof-ranks): each --rank exports, speedscope has one profile
+  # per rank, tau one file set per rank
+  for r in $(seq 0 $((np - 1))); do
+    "$H" export -f folded --rank "$r" "$T/o" > "$T/o.f$r" 2> "$T/o.f$r.err" || { cat "$T/o.f$r.err"; fail "export --rank $r of a merged profile"; }
+    grep -q "main;work" "$T/o.f$r" || fail "export --rank $r: no main;work stack"
+  done
+  "$H" export -f speedscope "$T/o" > "$T/o.ss" || fail "export speedscope of a merged profile"
+  "$H" export -q -f tau -o "$T/o.tau" "$T/o" || fail "export tau of a merged profile"
+  python3 - "$T/o.ss" "$T/o.tau" "$np" <<'EOF' || exit 1
+import json, os, sys
+names = [p["name"] for p in json.load(open(sys.argv[1]))["profiles"]]
+np_ = int(sys.argv[3])
+want = ["rank %d" % r for r in range(np_)]
+nodes = sorted({f.split(".")[1] for f in os.listdir(sys.argv[2]) if f.startswith("profile.")})
+ok = names == want and nodes == [str(r) for r in range(np_)]
+print("%s export of a merged profile: speedscope %s, tau nodes %s" % ("ok:" if ok else "FAIL:", names, nodes))
+sys.exit(0 if ok else 1)
+EOF
   # without --per-rank: the merged profile alone in the directory
   hp "$np" "$T/s" "$T/s.out" --mode measured --compensate parallel -- "$B/mpi_pi" 20000
   left=$(ls "$T/s" | grep -v '\.merged\.' | wc -l)
