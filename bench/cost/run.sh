@@ -2,4 +2,5 @@
 # bench/cost/run.sh BUILD_DIR: the cost system's validation (bench/run_all.sh).
 BUILD=${1:-build}
 shift 2>/dev/null
+sh "$(dirname "$0")/startup.sh" "$BUILD"
 exec "$BUILD/bench/cost_bounds" "$@"
