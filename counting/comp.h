@@ -10,14 +10,16 @@
  *        of the exit probe, for a null function, over the same function
  *        without probes); De = F - Di is the part a parent sees in its
  *        exclusive time for each direct child.
- *   S    sampler cost that ran inside the interval: the handler cycles the
- *        sample handler measured (t->handler_cycles grew by h), plus the
- *        part outside the handler (signal delivery and return) estimated as
- *        k per handled signal, the number of signals being h over the
- *        thread's mean handler cycles per signal (hp_comp_sampler()).  The
- *        probes keep one snapshot per frame (handler_at) for this: a second
- *        one of the sample count cost 0.13x two TSC reads per timed pair
- *        (bench/counting), more than the whole compensation arithmetic.
+ *   S    sampler cost that ran inside the interval: what the thread's
+ *        comp_cycles grew by, the handler adding to it on every signal the
+ *        cycles it measured itself plus k, the calibrated part outside the
+ *        handler (signal delivery and return).  One snapshot per frame
+ *        (handler_at), and S is exactly additive: a parent's is its
+ *        children's plus what landed between them.  (It was estimated as h
+ *        handler cycles plus k x h over the thread's mean handler cycles
+ *        per signal so far; the mean falls as the handler's caches warm,
+ *        so a parent closing late counted more signals in the same h than
+ *        its children had, and its compensated time fell below theirs.)
  * For one call with raw inclusive time R, n descendant probe pairs run
  * inside it, and its direct children's compensated inclusive sum C:
  *   incl_comp = R - Di - n*F - S
@@ -65,7 +67,7 @@ struct hp_comp_call {
 	uint64_t inside_cost;    /* F summed over the probe pairs entered inside */
 	uint64_t child_raw;      /* sum of direct children's raw inclusive */
 	int64_t child_comp;      /* sum of direct children's compensated inclusive (signed) */
-	uint64_t sampler;        /* sampler cost inside the interval (hp_comp_sampler()) */
+	uint64_t sampler;        /* sampler cost inside the interval (S) */
 };
 
 struct hp_comp_result {
@@ -82,17 +84,6 @@ static inline struct hp_comp_result hp_comp_call(const struct hp_comp_call *k)
 	r.incl_comp = (int64_t)(k->raw_incl - remove);
 	r.excl_comp = (int64_t)((uint64_t)r.incl_comp - (uint64_t)k->child_comp);
 	return r;
-}
-
-/* Sampler cost of an interval in which the handler ran h cycles, on a
- * thread whose handler ran hcyc_total cycles over nsig signals so far:
- * h plus k per signal, the signals counted as h / (hcyc_total / nsig).
- * (Rare path: only when a sample landed inside the interval.) */
-static inline uint64_t hp_comp_sampler(uint64_t h, uint64_t k, uint64_t nsig, uint64_t hcyc_total)
-{
-	if (!h || !k || !nsig || !hcyc_total)
-		return h;
-	return h + (uint64_t)((double)h * (double)nsig / (double)hcyc_total * (double)k + 0.5);
 }
 
 /* Add a signed per-call value to a node's running compensated total,

@@ -44,6 +44,8 @@ static void setup_costs(int pmode)
 		hp_probe_g.comp.sample_kernel =
 			round_u64(ns_to_cycles(hp_calib.sample_kernel.median));
 	}
+	/* the handler charges it per signal (struct hp_thread comp_cycles) */
+	hp_rt.sig_kernel_cyc = hp_probe_g.comp.sample_kernel;
 	/* In-situ recalibration (counting/probe.c): measured mode, when the
 	 * start-up calibration ran (it resolves what the bursts call).
 	 * HYPROF_RECAL_MS=0 turns it off. */
@@ -231,7 +233,7 @@ const char *hp_counting_mode_effective(char *buf, size_t len)
  * the head, fully set up) and reads the trees. */
 static int hp_counting_write(struct hp_writer *w, void *arg)
 {
-	uint64_t probes = 0, folded = 0, redirects = 0, overflow = 0, mismatch = 0, full = 0;
+	uint64_t probes = 0, folded = 0, redirects = 0, overflow = 0, mismatch = 0, full = 0, nested_lost = 0;
 	uint64_t clamped = 0, removed = 0, excluded = 0, nthreads = 0, regions_hit = 0;
 	uint64_t bursts = 0, burst_cyc = 0, pmin = 0, pmax = 0, di_w = 0, pair_w = 0;
 	for (struct hp_thread *t = hp_rt.threads; t; t = t->next) {
@@ -249,6 +251,8 @@ static int hp_counting_write(struct hp_writer *w, void *arg)
 		}
 		overflow += t->stack_overflow;
 		mismatch += t->exit_mismatch;
+		if (t->stack)
+			nested_lost += hp_probe_thr(t->stack)->nested_lost;
 		full += t->probe.full;
 		if (t->probe_events)
 			nthreads++;
@@ -280,6 +284,7 @@ static int hp_counting_write(struct hp_writer *w, void *arg)
 	rc = rc ? rc : hp_writer_kv_u64(w, "excluded_nodes", excluded);
 	rc = rc ? rc : hp_writer_kv_u64(w, "stack_overflow", overflow);
 	rc = rc ? rc : hp_writer_kv_u64(w, "exit_mismatch", mismatch);
+	rc = rc ? rc : hp_writer_kv_u64(w, "nested_lost", nested_lost);
 	rc = rc ? rc : hp_writer_kv_u64(w, "tree_full", full);
 	rc = rc ? rc : hp_writer_kv_u64(w, "test_probe_delay_ns", hp_rt.cfg.test_probe_delay_ns);
 	rc = rc ? rc : hp_filter_write_kv(w);

@@ -23,6 +23,8 @@
 #pragma GCC optimize("no-tree-slp-vectorize")
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -209,16 +211,24 @@ static PROBE_STATIC __attribute__((noinline)) void probe_recal(struct hp_thread 
 		pt->no_recal = 1;
 		return;
 	}
-	uint64_t h0 = t->handler_cycles;
+	uint64_t h0 = t->comp_cycles;
+	/* While probe_self is the burst's private state, a signal handler's
+	 * instrumented calls would be recorded there and lost (and disturb the
+	 * burst): signals wait the burst's few microseconds, every 5 ms. */
+	sigset_t all, old;
+	sigfillset(&all);
+	int masked = pthread_sigmask(SIG_BLOCK, &all, &old) == 0;
 	probe_self = pt->priv;
 	uint64_t pair = 0, di = 0;
 	int rc = hp_calib_burst(pt->priv, HP_RECAL_K, HP_RECAL_TRIALS, &pair, &di);
 	probe_self = t;
+	if (masked)
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	uint64_t t1 = hp_rdtsc();
 	/* The burst is no part of any interval: move the open ones' entry
 	 * times past it (samples taken meanwhile are removed as sampler cost
 	 * by the intervals, so not twice). */
-	uint64_t d = t1 - t0, h = hp_sub0(t->handler_cycles, h0);
+	uint64_t d = t1 - t0, h = hp_sub0(t->comp_cycles, h0);
 	d = d > h ? d - h : 0;
 	hp_probe_exclude(t, d);
 	t->overhead += d;

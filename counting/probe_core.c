@@ -204,6 +204,11 @@ void hp_probe_enter_overflow(struct hp_thread *t, uint64_t key, uint32_t kind)
 void hp_probe_exit_slow(struct hp_thread *t, uint64_t key, int timed, uint64_t now)
 {
 	uint32_t sp = t->sp;
+	struct hp_probe_thr *pt = hp_probe_thr(t->stack);
+	if (pt->nested_open) { /* exit of a call not recorded (hp_probe_enter_t) */
+		pt->nested_open--;
+		return;
+	}
 	if (sp > HP_STACK_MAX) { /* exit of an entry that overflowed */
 		t->sp = sp - 1;
 		return;

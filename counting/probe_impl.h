@@ -98,7 +98,9 @@ struct hp_probe_thr {
 	uint64_t no_recal;    /* 1: never recalibrate (calibration's own states) */
 	uint64_t ev_mark;     /* t->probe_events at the last change of pair */
 	uint64_t cache_hw;    /* child-cache entries [0, cache_hw) may be set */
-	uint64_t reserved[3];
+	uint64_t busy;        /* 1 while the tree's structure changes (hp_probe_child_slow) */
+	uint64_t nested_open; /* calls entered by a signal handler during it, not recorded */
+	uint64_t nested_lost; /* such calls so far (the counting section's nested_lost) */
 };
 
 HP_INLINE struct hp_probe_thr *hp_probe_thr(struct hp_frame *stack)
@@ -151,11 +153,18 @@ HP_INLINE void hp_probe_push(struct hp_thread *t, struct hp_frame *stk, struct c
 	struct hp_frame *f = &stk[sp];
 	struct hp_probe_thr *pt = hp_probe_thr(stk);
 	(void)cur; /* the exit restores probe_cur from the parent frame's node */
+	/* A signal handler may run instrumented code at any instruction here
+	 * (its probes push and pop above whatever sp says): the slot is taken
+	 * first, then filled, then made current.  Filled first, a handler's
+	 * frame would overwrite it before sp covered it, and every later call
+	 * would be recorded under the handler's function. */
+	t->sp = sp + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	f->node = c;
 	f->fn = key;
 	nodes[c].calls++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->probe_cur = c;
-	t->sp = sp + 1;
 	uint64_t ev = ++t->probe_events;
 	/* o_p and x_p (ALGORITHMS.md section 4): the whole pair's cost is
 	 * added at its entry (one update per pair; an open frame has its exit
@@ -169,7 +178,7 @@ HP_INLINE void hp_probe_push(struct hp_thread *t, struct hp_frame *stk, struct c
 		f->probes_at = ev;
 		f->child_incl = 0;
 		f->child_comp = 0;
-		f->handler_at = t->handler_cycles;
+		f->handler_at = t->comp_cycles;
 		f->t_enter = hp_rdtsc(); /* last: the rest of enter is outside */
 	}
 }
@@ -203,8 +212,23 @@ HP_INLINE void hp_probe_enter_t(struct hp_thread *t, uint64_t key, uint32_t kind
 	struct hp_frame *stk = t->stack;
 	struct cct_node *nodes = t->probe.nodes;
 	uint32_t c = hp_probe_cache(stk)[cur];
-	if (nodes[c].key != key)
-		c = hp_probe_child_slow(t, cur, key, kind); /* lookup, insert, fold */
+	if (nodes[c].key != key) {
+		/* lookup, insert, fold: the tree's structure changes, and a
+		 * signal handler's probes must not change it meanwhile; a call
+		 * they enter then is not recorded (nor its exit), only counted */
+		struct hp_probe_thr *pt = hp_probe_thr(stk);
+		if (HP_UNLIKELY(pt->busy)) {
+			pt->nested_open++;
+			pt->nested_lost++;
+			return;
+		}
+		pt->busy = 1;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		c = hp_probe_child_slow(t, cur, key, kind);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		pt->busy = 0;
+		nodes = t->probe.nodes;
+	}
 	hp_probe_push(t, stk, nodes, sp, cur, c, key, timed);
 }
 
@@ -213,17 +237,6 @@ HP_INLINE void hp_probe_enter_t(struct hp_thread *t, uint64_t key, uint32_t kind
 HP_INLINE uint64_t hp_sub0(uint64_t a, uint64_t b)
 {
 	return a > b ? a - b : 0;
-}
-
-/* Handled signals on the thread so far (samples taken, in probe code or
- * not, and dropped): what handler_cycles is spread over. */
-HP_INLINE uint64_t hp_probe_signals(const struct hp_thread *t)
-{
-	uint64_t n = t->samples + t->meas_samples;
-	for (int i = 0; i < HP_DROP_NREASONS; i++)
-		if (i != HP_DROP_REENTRANT) /* dropped before the handler's clock */
-			n += t->dropped[i];
-	return n;
 }
 
 /* Close frame `idx` (the top one) at time `now`.  `nosample`: the caller
@@ -247,11 +260,8 @@ HP_INLINE void hp_probe_pop_t(struct hp_thread *t, uint32_t idx, int timed, uint
 			.child_raw = f->child_incl,
 			.child_comp = (int64_t)f->child_comp,
 		};
-		uint64_t hcyc = t->handler_cycles;
-		if (!nosample && hcyc != f->handler_at && hp_probe_g.comp_on)
-			k.sampler = hp_comp_sampler(hp_sub0(hcyc, f->handler_at),
-						    hp_probe_g.comp.sample_kernel, hp_probe_signals(t),
-						    hcyc);
+		if (!nosample && hp_probe_g.comp_on)
+			k.sampler = hp_sub0(t->comp_cycles, f->handler_at);
 		struct hp_comp_result r = hp_comp_call(&k);
 		int clamped = 0;
 		n->excl += r.excl;
@@ -272,9 +282,12 @@ HP_INLINE void hp_probe_pop_t(struct hp_thread *t, uint32_t idx, int timed, uint
 		f[-1].child_comp += (uint64_t)r.incl_comp;
 	}
 	/* probe_cur is always the top frame's node (the root frame's is the
-	 * root): restore the parent frame's. */
-	t->probe_cur = f[-1].node;
+	 * root): restore the parent frame's, after the frame is off the
+	 * stack (a signal handler's probes in between then push in its
+	 * place, under the function that was returning). */
 	t->sp = idx;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->probe_cur = f[-1].node;
 }
 
 HP_INLINE void hp_probe_pop(struct hp_thread *t, uint32_t idx, int timed, uint64_t now)
@@ -291,7 +304,7 @@ HP_INLINE int hp_probe_exit_hit(struct hp_thread *t, uint64_t key, int timed, ui
 	struct hp_frame *f = &t->stack[idx];
 	if (HP_UNLIKELY(idx >= HP_STACK_MAX || f->fn != key))
 		return 0;
-	if (timed && HP_UNLIKELY(f->handler_at != t->handler_cycles))
+	if (timed && HP_UNLIKELY(f->handler_at != t->comp_cycles))
 		return 0;
 	hp_probe_pop_t(t, idx, timed, now, 1);
 	return 1;

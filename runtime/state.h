@@ -41,7 +41,7 @@ struct hp_frame {
 	uint64_t child_incl;  /* raw inclusive cycles of direct children */
 	uint64_t child_comp;  /* compensated inclusive cycles of direct children */
 	uint64_t fn;          /* key that was entered (to check exit matches) */
-	uint64_t handler_at;  /* thread's handler_cycles at entry (measured mode) */
+	uint64_t handler_at;  /* thread's comp_cycles at entry (measured mode) */
 	uint64_t samples_at;  /* unused since counting/ estimates the signals from handler_at */
 	uint64_t comp_adj;    /* measured mode: correction of descendants' pair cost for
 			       * recalibrations during the call (counting/probe_impl.h) */
@@ -84,6 +84,9 @@ struct hp_thread {
 	uint64_t meas_samples;         /* samples whose PC was in probe/wrapper code */
 	uint64_t meas_period;
 	uint64_t handler_cycles;       /* TSC cycles spent inside the handler */
+	uint64_t comp_cycles;          /* handler cycles plus hp_rt.sig_kernel_cyc per signal:
+					* what the samples cost the intervals they land in
+					* (counting/comp.h, S) */
 	uint64_t stack_overflow;       /* probe entries past HP_STACK_MAX */
 	uint64_t exit_mismatch;        /* exits that did not match the top frame */
 	struct hp_source_thread src;
@@ -131,6 +134,8 @@ struct hp_runtime {
 	uint32_t nthreads;
 	int partial;                   /* set when written from a fatal signal */
 	int written;
+	uint64_t sig_kernel_cyc;       /* a signal's cost outside the handler (calibrated),
+					* charged per signal in comp_cycles; 0 uncompensated */
 };
 
 HP_EXPORT extern struct hp_runtime hp_rt;

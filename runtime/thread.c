@@ -425,7 +425,7 @@ void hp_threads_close_all(void)
 
 static void reset_counters(struct hp_thread *t)
 {
-	t->samples = t->meas_samples = t->meas_period = t->handler_cycles = 0;
+	t->samples = t->meas_samples = t->meas_period = t->handler_cycles = t->comp_cycles = 0;
 	memset(t->dropped, 0, sizeof(t->dropped));
 	t->stack_overflow = t->exit_mismatch = 0;
 	t->overhead = t->delay = 0;

@@ -218,6 +218,7 @@ static inline void skeleton(siginfo_t *si, void *uc, uint64_t period)
 		drain_queued();
 	t->handler_end_tsc = t1;
 	t->handler_cycles += t1 - t0;
+	t->comp_cycles += t1 - t0 + hp_rt.sig_kernel_cyc;
 	t->in_handler = 0;
 out:
 	__atomic_sub_fetch(&inflight, 1, __ATOMIC_SEQ_CST);

@@ -34,6 +34,26 @@ counts)
     [ "$(kv "$T/$mode" counting probes_seen)" = 400060 ] || fail "$mode: probes_seen $(kv "$T/$mode" counting probes_seen), want 400060"
     [ "$(kv "$T/$mode" counting mode_effective)" = $mode ] || fail "$mode: mode_effective"
   done ;;
+signals)
+  # a signal handler's instrumented calls at any instruction of the probes:
+  # the handler's frames never take the place of the interrupted ones
+  for mode in hybrid measured; do
+    run $mode "$T/$mode" "$B/cnt_signals" 3000000
+    ticks=$(sed -n 's/^ticks=//p' "$T/$mode.stderr")
+    [ "${ticks:-0}" -gt 20 ] || fail "$mode: only ${ticks:-no} timer signals came"
+    lost=$(kv "$T/$mode" counting nested_lost)
+    $CHK "$T/$mode.json" mode=$mode main/step=3000000 absent:main/handler/step absent:main/step/handler/step \
+      flat:handler=$((ticks - ${lost:-0})) || exit 1
+    python3 - "$T/$mode.json" "$ticks" "${lost:-0}" <<'EOF' || fail "$mode: handler calls"
+import json, sys
+r, ticks, lost = json.load(open(sys.argv[1])), int(sys.argv[2]), int(sys.argv[3])
+f = {x["name"]: x["calls"] for x in r["functions"]}
+ok = f.get("hwork") == 2 * f.get("handler", -1) and f.get("handler", 0) + lost >= ticks - 0
+print("%s %s: handler %s + %d not recorded = %d ticks, hwork %s" % ("ok" if ok else "FAIL", sys.argv[1], f.get("handler"), lost, ticks, f.get("hwork")))
+sys.exit(0 if ok else 1)
+EOF
+    [ "$(kv "$T/$mode" counting exit_mismatch)" = 0 ] || fail "$mode: exit_mismatch $(kv "$T/$mode" counting exit_mismatch), want 0"
+  done ;;
 threads)
   run hybrid "$T/t" "$B/cnt_counts" 8 25000
   $CHK "$T/t.json" worker=8 worker/leaf=200000 main/a/b/c=6 || exit 1
