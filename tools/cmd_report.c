@@ -227,6 +227,14 @@ static void print_header(struct hp_model *m, FILE *out)
 			fprintf(out, "overhead  %s\n", buf);
 	}
 	fprintf(out, "join      %s\n", m->join_note);
+	uint64_t ps[3] = {0, 0, 0};
+	if (view_probe_stack)
+		view_probe_stack(m, ps);
+	if (ps[0] || ps[1] || ps[2])
+		fprintf(out, "probes    %llu exits matched no entry (longjmp, or an entry before hyprof started): "
+			     "calls right after one may sit under stale frames; %llu calls past the shadow "
+			     "stack's depth (counted, not timed); %llu calls by signal handlers not recorded\n",
+			(unsigned long long)ps[0], (unsigned long long)ps[1], (unsigned long long)ps[2]);
 	if (m->partial)
 		fprintf(out, "WARNING   partial profile: a process wrote its data on a crash or exec; "
 			     "some data may be missing\n");
@@ -371,6 +379,18 @@ static int report_json(struct hp_model *m, int pretty, int top, double min_pct, 
 	json__key_num(j, "duration", m->duration);
 	json__key_bool(j, "partial", m->partial);
 	json__key_str(j, "join", m->join_note);
+	uint64_t ps[3] = {0, 0, 0};
+	if (view_probe_stack)
+		view_probe_stack(m, ps);
+	json__key(j, "probe_stack");
+	json__obj_begin(j);
+	json__key(j, "exit_mismatch");
+	json__uint(j, ps[0]);
+	json__key(j, "stack_overflow");
+	json__uint(j, ps[1]);
+	json__key(j, "nested_lost");
+	json__uint(j, ps[2]);
+	json__obj_end(j);
 	json__key_num(j, "total", m->total);
 	json__key(j, "functions");
 	json_functions(j, m->flat, m->nflat, m->total, top);

@@ -30,6 +30,21 @@ struct comp_sum {
 	char excluded[512];
 };
 
+void view_probe_stack(const struct hp_model *m, uint64_t v[3])
+{
+	v[0] = v[1] = v[2] = 0;
+	for (size_t i = 0; i < m->nprofs; i++) {
+		const struct hp_section *sec = hp_prof_section(m->profs[i], HP_SEC_COUNTING);
+		struct hp_kvlist kv = {0};
+		if (!sec || hp_kv_parse(sec->data, sec->len, &kv) != 0)
+			continue;
+		v[0] += hp_kv_u64(&kv, "exit_mismatch", 0);
+		v[1] += hp_kv_u64(&kv, "stack_overflow", 0);
+		v[2] += hp_kv_u64(&kv, "nested_lost", 0);
+		hp_kv_free(&kv);
+	}
+}
+
 static void gather(const struct hp_model *m, struct comp_sum *s)
 {
 	memset(s, 0, sizeof(*s));

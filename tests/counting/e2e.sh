@@ -31,6 +31,10 @@ counts)
       folded:main/rec main/f=4 main/f/g=4 folded:main/f main/c=5 main/jump=1 \
       main/jump/deep=4 folded:main/jump/deep worker=4 worker/leaf=400000 flat:c=11 || exit 1
     [ "$(kv "$T/$mode" counting exit_mismatch)" = 1 ] || fail "$mode: exit_mismatch is not 1 (the longjmp)"
+    # the report says so in every mode (JSON probe_stack, a header line)
+    python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['probe_stack']; sys.exit(0 if p == {'exit_mismatch': 1, 'stack_overflow': 0, 'nested_lost': 0} else 1)" \
+      "$T/$mode.json" || fail "$mode: probe_stack in the JSON report is not the one longjmp"
+    "$H" report "$T/$mode" | grep -q "^probes    1 exits matched no entry" || fail "$mode: no probes line in the report header"
     [ "$(kv "$T/$mode" counting probes_seen)" = 400060 ] || fail "$mode: probes_seen $(kv "$T/$mode" counting probes_seen), want 400060"
     [ "$(kv "$T/$mode" counting mode_effective)" = $mode ] || fail "$mode: mode_effective"
   done ;;
