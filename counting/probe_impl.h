@@ -103,6 +103,13 @@ struct hp_probe_thr {
 	uint64_t nested_lost; /* such calls so far (the counting section's nested_lost) */
 };
 
+/* A store the compiler keeps in program order with the other HP_ORDERED
+ * stores (volatile), and nothing more: what a signal handler interrupting
+ * this thread sees of the shadow stack (same thread, so the CPU's own order
+ * is program order).  Cheaper than a compiler barrier, which would make
+ * every value after it be loaded again. */
+#define HP_ORDERED(lv, v) (*(volatile __typeof__(lv) *)&(lv) = (v))
+
 HP_INLINE struct hp_probe_thr *hp_probe_thr(struct hp_frame *stack)
 {
 	return (struct hp_probe_thr *)(void *)(stack - 1) - 1;
@@ -152,19 +159,20 @@ HP_INLINE void hp_probe_push(struct hp_thread *t, struct hp_frame *stk, struct c
 {
 	struct hp_frame *f = &stk[sp];
 	struct hp_probe_thr *pt = hp_probe_thr(stk);
-	(void)cur; /* the exit restores probe_cur from the parent frame's node */
 	/* A signal handler may run instrumented code at any instruction here
 	 * (its probes push and pop above whatever sp says): the slot is taken
 	 * first, then filled, then made current.  Filled first, a handler's
 	 * frame would overwrite it before sp covered it, and every later call
-	 * would be recorded under the handler's function. */
-	t->sp = sp + 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	f->node = c;
-	f->fn = key;
+	 * would be recorded under the handler's function.  Until it is filled
+	 * the slot names the current node: a handler's probes, popping, make
+	 * that current again (an exit restores probe_cur from the frame
+	 * below). */
+	HP_ORDERED(f->node, cur);
+	HP_ORDERED(t->sp, sp + 1);
+	HP_ORDERED(f->node, c);
+	HP_ORDERED(f->fn, key);
 	nodes[c].calls++;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->probe_cur = c;
+	HP_ORDERED(t->probe_cur, c);
 	uint64_t ev = ++t->probe_events;
 	/* o_p and x_p (ALGORITHMS.md section 4): the whole pair's cost is
 	 * added at its entry (one update per pair; an open frame has its exit
@@ -285,9 +293,8 @@ HP_INLINE void hp_probe_pop_t(struct hp_thread *t, uint32_t idx, int timed, uint
 	 * root): restore the parent frame's, after the frame is off the
 	 * stack (a signal handler's probes in between then push in its
 	 * place, under the function that was returning). */
-	t->sp = idx;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->probe_cur = f[-1].node;
+	HP_ORDERED(t->sp, idx);
+	HP_ORDERED(t->probe_cur, f[-1].node);
 }
 
 HP_INLINE void hp_probe_pop(struct hp_thread *t, uint32_t idx, int timed, uint64_t now)
