@@ -57,6 +57,10 @@ struct hp_source_thread {
 	int timer_ok;
 	int papi_set;         /* PAPI event set, -1 if none */
 	uint64_t last_count;  /* for sources that report running totals */
+	uint64_t fixed_period; /* perf, one signal per sample at a fixed period: each sample's weight
+				* (the kernel's record keeps the first, random, period of a
+				* clock event); 0 otherwise */
+	int first_pending;    /* perf: the random first period still runs (sampler/perf.c) */
 	/* --unwind kernel (sampler/perf_ring.c) */
 	uint32_t batch;       /* samples per signal, 0 when off */
 	int notify_fd;        /* batch > 1: the event that sends the signal */

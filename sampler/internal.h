@@ -65,6 +65,10 @@ void hp_perf_why(const char *src, const struct hp_perf_event *ev, int e, char *w
 /* Whether the kernel exposes a hardware PMU (sysfs event source "cpu", or
  * "cpu_core" on a hybrid CPU).  Not signal-safe. */
 int hp_perf_hw_pmu_present(void);
+
+/* A thread's first sampling period, uniform in [1, period] (sampler/perf.c
+ * and posix_timer.c say why).  Not signal-safe (a thread's start). */
+uint64_t hp_first_period(uint64_t period, pid_t tid);
 /* advice.c, pure: the same given the machine's state. */
 void hp_perf_advice(const char *src, const char *event, int hardware, int e, int paranoid, int has_pmu,
 		    char *why, size_t len);

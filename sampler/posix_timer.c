@@ -71,6 +71,11 @@ static int pt_thread_start(struct hp_thread *t)
 	if (rc)
 		return rc;
 	struct itimerspec its = spec(interval_ns);
+	/* the first expiry at a random phase of the thread's CPU time
+	 * (hp_first_period); like every other it stands for a whole interval */
+	uint64_t first = hp_first_period(interval_ns, t->tid);
+	its.it_value.tv_sec = (time_t)(first / 1000000000ull);
+	its.it_value.tv_nsec = (long)(first % 1000000000ull);
 	if (timer_settime(t->src.timer, 0, &its, NULL)) {
 		rc = -errno;
 		timer_delete(t->src.timer);

@@ -1,5 +1,6 @@
 /* sampler/sources.c - the sample sources, in the order the automatic choice
  * tries them (strongest first; sampler/source.h). */
+#include "runtime/state.h"
 #include "sampler/internal.h"
 
 const struct hp_source_ops *const hp_sources[] = {
@@ -9,3 +10,17 @@ const struct hp_source_ops *const hp_sources[] = {
 	&hp_source_posix_timer, /* per-thread CPU-time timer */
 };
 const size_t hp_nsources = sizeof(hp_sources) / sizeof(hp_sources[0]);
+
+uint64_t hp_first_period(uint64_t period, pid_t tid)
+{
+	if (period < 2)
+		return period;
+	/* splitmix64 of the TSC and the thread id: threads started together
+	 * get unrelated phases */
+	uint64_t z = hp_rdtsc() ^ ((uint64_t)(uint32_t)tid << 32);
+	z += 0x9e3779b97f4a7c15ull;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	return 1 + z % period;
+}

@@ -77,6 +77,17 @@ stripped)
 	check symnames "$W/r.json" "$W/nm" split_stripped "$W/named.json"
 	[ -s "$W/named.json" ] && split_checks "$W/named.json"
 	;;
+short_threads)
+	# 400 threads of 3.7 ms each at 200 Hz (5 ms periods), then main for
+	# as long: each part's share of the samples is its share of the CPU
+	# time (a thread's first period is random; with a whole one the
+	# threads got no sample at all).  8 points: ~300 samples each side.
+	prof "$W/p" HP_TEST_CPU="$W/cpu" HYPROF_FREQ=200 "$T/short_threads" 400 3.7 ||
+		fail "short_threads exited $?"
+	report "$W/p" "$W/r.json"
+	check cpu "$W/r.json" "$W/cpu" 8
+	check ge "$W/r.json" samples 450
+	;;
 threads)
 	# CPU time per thread, main idle: each thread's share of the samples
 	# is its share of the CPU time it measured itself (HP_TEST_CPU), within
