@@ -406,6 +406,7 @@ static int report_json(struct hp_model *m, int pretty, int top, double min_pct, 
 			json__key_int(j, "pid", t->pid);
 			json__key_int(j, "tid", t->tid);
 			json__key_int(j, "index", t->index);
+			json__key_int(j, "merged_threads", t->merged);
 			json__key_uint(j, "samples", t->samples);
 			json__key_uint(j, "dropped", t->dropped);
 			json__key_num(j, "wall", t->wall);
@@ -542,10 +543,15 @@ int cmd_report(int argc, char **argv)
 	if (threads) {
 		for (size_t i = 0; i < m.nthreadinfo; i++) {
 			const struct hp_threadinfo *t = &m.threads[i];
-			char title[256], a[32], b[32];
+			char title[256], a[32], b[32], who[64];
+			/* the runtime's record of exited threads past HYPROF_MAX_THREADS */
+			if (t->merged > 1)
+				snprintf(who, sizeof who, "[%d exited threads]", t->merged);
+			else
+				snprintf(who, sizeof who, "tid %d", t->tid);
 			snprintf(title, sizeof title,
-				 "Thread %d of rank %d (pid %d, tid %d): %llu samples, wall %s, cpu %s",
-				 t->index, t->rank, t->pid, t->tid, (unsigned long long)t->samples,
+				 "Thread %d of rank %d (pid %d, %s): %llu samples, wall %s, cpu %s",
+				 t->index, t->rank, t->pid, who, (unsigned long long)t->samples,
 				 tool_fmt_secs(t->wall, a, sizeof a), tool_fmt_secs(t->cpu, b, sizeof b));
 			o.total = raw ? t->root->total_raw : t->root->total;
 			fprintf(stdout, "\n== %s\n", title);

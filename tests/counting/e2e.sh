@@ -153,6 +153,10 @@ churn)
   echo "max 8: $recs thread records, [exited] holds ${merged:-0}; max 0: $(wc -l < "$T/c0.threads") records"
   [ "$recs" -le 16 ] || fail "max_threads 8: $recs thread records in the file"
   [ "${merged:-0}" -ge 280 ] || fail "max_threads 8: the [exited] record holds ${merged:-0} threads"
+  # the report says which record stands for the exited threads
+  "$H" report --json --threads "$T/c8" | python3 -c "import json,sys; m=[t['merged_threads'] for t in json.load(sys.stdin)['per_thread'] if t['merged_threads'] > 1]; sys.exit(0 if m == [$merged] else print('merged records', m) or 1)" ||
+    fail "max_threads 8: per_thread merged_threads is not one record of $merged"
+  "$H" report --threads "$T/c8" | grep -q "\[$merged exited threads\]" || fail "max_threads 8: no [$merged exited threads] title"
   [ "$(wc -l < "$T/c0.threads")" = 301 ] || fail "max_threads 0: not one record per thread" ;;
 endings)
   # main never returns (exit, _exit, abort, fatal signals): its frame is
