@@ -418,4 +418,5 @@ void hp_sampler_after_fork_child(void)
 		t->src.papi_set = -1;
 		hp_thread_mem(t)->sampling = 0;
 	}
+	hp_first_period_whole_next();
 }

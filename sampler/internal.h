@@ -69,6 +69,11 @@ int hp_perf_hw_pmu_present(void);
 /* A thread's first sampling period, uniform in [1, period] (sampler/perf.c
  * and posix_timer.c say why).  Not signal-safe (a thread's start). */
 uint64_t hp_first_period(uint64_t period, pid_t tid);
+/* In a forked child: the next thread start (the forking thread's own)
+ * takes a whole first period.  It goes on from the parent; a random phase
+ * would give a child that execs at once a sample of its few microseconds
+ * about as often as not, and a profile file for it. */
+void hp_first_period_whole_next(void);
 /* advice.c, pure: the same given the machine's state. */
 void hp_perf_advice(const char *src, const char *event, int hardware, int e, int paranoid, int has_pmu,
 		    char *why, size_t len);

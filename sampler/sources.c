@@ -11,8 +11,20 @@ const struct hp_source_ops *const hp_sources[] = {
 };
 const size_t hp_nsources = sizeof(hp_sources) / sizeof(hp_sources[0]);
 
+/* Set in a forked child until its forking thread's sampling restarts. */
+static int whole_first;
+
+void hp_first_period_whole_next(void)
+{
+	whole_first = 1;
+}
+
 uint64_t hp_first_period(uint64_t period, pid_t tid)
 {
+	if (whole_first) {
+		whole_first = 0;
+		return period;
+	}
 	if (period < 2)
 		return period;
 	/* splitmix64 of the TSC and the thread id: threads started together
