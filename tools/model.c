@@ -600,40 +600,49 @@ static int better_copy(const struct hp_prof *a, const struct hp_prof *b)
 
 /* m->progs: the distinct programs of the profiles, in the order they first
  * started (a run's launched command first), each with its process count;
- * the names stay owned by the profiles. */
+ * the names stay owned by the profiles.  One pass over the profiles keeps
+ * each program's earliest start; only the programs are sorted. */
+struct prog_start {
+	struct hp_prog p;
+	double first; /* earliest start_ns of its processes */
+	size_t seen;  /* order of appearance: ties keep it */
+};
+
+static int cmp_prog_start(const void *a, const void *b)
+{
+	const struct prog_start *x = a, *y = b;
+	if (x->first != y->first)
+		return x->first < y->first ? -1 : 1;
+	return (x->seen > y->seen) - (x->seen < y->seen);
+}
+
 static void list_programs(struct hp_model *m)
 {
-	size_t n = m->nprofs;
-	size_t *ord = malloc(sizeof(*ord) * (n ? n : 1));
+	size_t n = m->nprofs, np = 0;
+	struct prog_start *v = malloc(sizeof(*v) * (n ? n : 1));
 	m->progs = malloc(sizeof(*m->progs) * (n ? n : 1));
-	if (!ord || !m->progs)
+	if (!v || !m->progs)
 		abort();
-	for (size_t i = 0; i < n; i++)
-		ord[i] = i;
-	for (size_t i = 1; i < n; i++) /* insertion sort by start */
-		for (size_t k = i; k > 0; k--) {
-			double a = kv_num(&m->profs[ord[k - 1]]->meta, "start_ns", 0);
-			double b = kv_num(&m->profs[ord[k]]->meta, "start_ns", 0);
-			if (a <= b)
-				break;
-			size_t t = ord[k];
-			ord[k] = ord[k - 1];
-			ord[k - 1] = t;
-		}
-	m->nprogs = 0;
 	for (size_t i = 0; i < n; i++) {
-		const char *name = meta_str(m->profs[ord[i]], "program", NULL);
+		const struct hp_prof *p = m->profs[i];
+		const char *name = meta_str(p, "program", NULL);
 		if (!name)
 			continue;
-		int k = 0;
-		while (k < m->nprogs && strcmp(m->progs[k].name, name) != 0)
+		double start = kv_num(&p->meta, "start_ns", 0);
+		size_t k = 0;
+		while (k < np && strcmp(v[k].p.name, name) != 0)
 			k++;
-		if (k == m->nprogs)
-			m->progs[m->nprogs++] = (struct hp_prog){name, 0};
-		const struct hp_prof *p = m->profs[ord[i]];
-		m->progs[k].procs += (p->flags & HP_FILE_MERGED) ? (int)kv_num(&p->meta, "nranks", 1) : 1;
+		if (k == np)
+			v[np++] = (struct prog_start){{name, 0}, start, k};
+		else if (start < v[k].first)
+			v[k].first = start;
+		v[k].p.procs += (p->flags & HP_FILE_MERGED) ? (int)kv_num(&p->meta, "nranks", 1) : 1;
 	}
-	free(ord);
+	qsort(v, np, sizeof(*v), cmp_prog_start);
+	for (size_t k = 0; k < np; k++)
+		m->progs[k] = v[k].p;
+	m->nprogs = (int)np;
+	free(v);
 }
 
 /* role[i] for every file; returns the number of files in the model. */
