@@ -235,7 +235,6 @@ HP_INLINE void hp_probe_enter_t(struct hp_thread *t, uint64_t key, uint32_t kind
 		c = hp_probe_child_slow(t, cur, key, kind);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		pt->busy = 0;
-		nodes = t->probe.nodes;
 	}
 	hp_probe_push(t, stk, nodes, sp, cur, c, key, timed);
 }
