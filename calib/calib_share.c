@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "calib/calib.h"
+#include "runtime/state.h"
 
 #define SHARE_MAGIC "hyprof-calib-v1"
 
@@ -50,18 +51,6 @@ struct share_file {
 	struct hp_calib calib;
 };
 
-static void read_line(const char *path, char *buf, size_t len)
-{
-	buf[0] = '\0';
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	ssize_t n = read(fd, buf, len - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-}
-
 static void make_key(struct share_key *k, double probe_delay_ns)
 {
 	memset(k, 0, sizeof(*k));
@@ -70,7 +59,7 @@ static void make_key(struct share_key *k, double probe_delay_ns)
 	k->layout = (uint32_t)sizeof(struct hp_calib);
 	if (gethostname(k->host, sizeof(k->host) - 1) != 0)
 		k->host[0] = '\0';
-	read_line("/proc/sys/kernel/random/boot_id", k->boot, sizeof(k->boot));
+	hp_read_line("/proc/sys/kernel/random/boot_id", k->boot, sizeof(k->boot));
 	unsigned r[12] = {0};
 	if (__get_cpuid_max(0x80000000, NULL) >= 0x80000004)
 		for (unsigned i = 0; i < 3; i++)

@@ -122,14 +122,10 @@ static uint64_t node_id(void)
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
 	uint64_t h = fnv(host, strlen(host), 0xcbf29ce484222325ull);
-	char boot[64] = "";
-	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		ssize_t n = read(fd, boot, sizeof(boot) - 1);
-		close(fd);
-		if (n > 0)
-			h = fnv(boot, (size_t)n, h);
-	}
+	char boot[64];
+	size_t n = hp_read_line("/proc/sys/kernel/random/boot_id", boot, sizeof(boot));
+	if (n > 0)
+		h = fnv(boot, n, h);
 	return h ? h : 1;
 }
 
@@ -139,13 +135,9 @@ static int tsc_is_clock(void)
 {
 	if (hp_rt.initialized && !hp_rt.cfg.mpi_clock) /* HYPROF_MPI_CLOCK=0 */
 		return 0;
-	char cs[64] = "";
-	int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, cs, sizeof(cs) - 1);
-	close(fd);
-	return n >= 3 && !strncmp(cs, "tsc", 3);
+	char cs[64];
+	hp_read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", cs, sizeof(cs));
+	return !strncmp(cs, "tsc", 3);
 }
 
 static int own_text(struct dl_phdr_info *info, size_t size, void *arg)

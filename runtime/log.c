@@ -4,6 +4,7 @@
  * only system calls are write(2) and clock_gettime(2)).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
@@ -144,6 +145,24 @@ size_t hp_vfmt(char *buf, size_t len, const char *fmt, va_list ap)
 	if (len)
 		buf[o.n < o.len ? o.n : o.len] = '\0';
 	return o.n < o.len ? o.n : o.len;
+}
+
+size_t hp_read_line(const char *path, char *buf, size_t len)
+{
+	if (!len)
+		return 0;
+	buf[0] = '\0';
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n;
+	while ((n = read(fd, buf, len - 1)) < 0 && errno == EINTR)
+		;
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	size_t k = strcspn(buf, "\n");
+	buf[k] = '\0';
+	return k;
 }
 
 size_t hp_fmt(char *buf, size_t len, const char *fmt, ...)

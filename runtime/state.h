@@ -185,6 +185,10 @@ HP_EXPORT uint64_t hp_now_ns(void);
  * formats only %s %d %u %lu %llu %x %p. */
 HP_EXPORT void hp_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The first line of a small file (/proc, /sys) into buf, without its
+ * newline; "" when it cannot be read.  Returns the length.  Signal-safe. */
+HP_EXPORT size_t hp_read_line(const char *path, char *buf, size_t len);
+
 /* Write this process's profile now (exit, exec, fatal signal).  Safe to call
  * more than once: later calls rewrite the file.  `partial` marks the file.
  * Signal-safe (uses the signal-safe writer). */
