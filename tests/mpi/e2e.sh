@@ -518,7 +518,10 @@ else:
         bad.append("main %.4f s total for children of %.4f s" % (main["total"], kids))
     if not main["self"] >= 0.045 * np_:
         bad.append("main's own time %.4f s, want at least its %d x 50 ms of sleep" % (main["self"], np_))
-    if not main["total_pct"] > 99:
+    # the rest of the total is before main: the loader and hyprof's start-up
+    # (its calibration when no other process of the run has shared one), a
+    # few ms that a slow host stretches; the fault this guards was 0%
+    if not main["total_pct"] > 90:
         bad.append("main is %.1f%% of the total" % main["total_pct"])
 for b in bad:
     print("FAIL:", b)
