@@ -100,15 +100,17 @@ cxx)
     "$HYPROF_TEST_BIN/cp_cxx" 12 3 30
   $CHK cxx "$T/x.json" 12 3 30 || fail "C++ names" ;;
 live)
-  # 40 items of 10, 30, 5 ms: about 1.2 s of path; copies of the live
+  # 60 items of 5, 30, 5 ms: about 1.8 s of path; copies of the live
   # files (each written whole, then renamed) are taken every 0.1 s until
-  # one reads as 460 ms of path or more, not final.  Until rank 0 has done
-  # its 40 x 10 ms the longest path so far is rank 0's own (the job's path
+  # one reads as 360 ms of path or more, not final.  Until rank 0 has done
+  # its 60 x 5 ms the longest path so far is rank 0's own (the job's path
   # is the longest of the ranks' paths at their last events); past
-  # 40 x 10 + 2 x 30 ms it can only be on stage 1 or 2.
+  # 60 x 5 + 2 x 30 ms it can only be on stage 1 or 2.  The window from
+  # 360 ms to the end (~1.4 s) leaves a slow host several tries (each
+  # copy-and-report takes ~0.2 s here, up to 4 times that on CI's hosts).
   dir=$T/v
   HYPROF_LIVE_INTERVAL=0.1 timeout 60 mpirun --oversubscribe -np 3 "$H" run -q -o "$dir" --mode measured \
-    --critical-path stage0_work,stage1_work,stage2_work -- "$P" pipeline 40 10 30 5 > "$dir.out" 2> "$dir.err" &
+    --critical-path stage0_work,stage1_work,stage2_work -- "$P" pipeline 60 5 30 5 > "$dir.out" 2> "$dir.err" &
   job=$!
   got=0
   while kill -0 "$job" 2> /dev/null; do
@@ -117,17 +119,17 @@ live)
     cp "$dir/.live/"*.hyp "$T/snap/" 2> /dev/null || continue
     "$H" report --json --view critical-path "$T/snap" > "$T/snap.json" 2> /dev/null || continue
     if python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["critical_path"]
-sys.exit(0 if c and not c["final"] and c["length"] >= 0.46 else 1)' "$T/snap.json"; then
+sys.exit(0 if c and not c["final"] and c["length"] >= 0.36 else 1)' "$T/snap.json"; then
       got=1; break
     fi
   done
   wait "$job" || { cat "$dir.err"; fail "hyprof run (live)"; }
   grep -q '^done' "$dir.out" || { cat "$dir.out" "$dir.err"; fail "the program did not finish (live)"; }
-  [ $got = 1 ] || skip "no live snapshot with 460 ms of path was caught before the job ended (machine too slow?)"
+  [ $got = 1 ] || skip "no live snapshot with 360 ms of path was caught before the job ended (machine too slow?)"
   "$H" report --view critical-path "$T/snap" 2>&1 | sed -n '/^Critical path/,$p'
   "$H" report --json --view critical-path "$dir" > "$dir.json" 2> "$dir.json.err" ||
     { cat "$dir.json.err"; fail "hyprof report --json --view critical-path (final)"; }
-  $CHK live "$T/snap.json" 40 10 30 5 "$dir.json" || fail "live: the path so far" ;;
+  $CHK live "$T/snap.json" 60 5 30 5 "$dir.json" || fail "live: the path so far" ;;
 *)
   fail "unknown case $case_" ;;
 esac
