@@ -139,6 +139,7 @@ static struct {
 	int kcap_only;                /* the ranks disagree: slots carried, nothing selected */
 	const char *why_none;         /* auto: why nothing was selected (the agreement failed) */
 	int timed;                    /* probes are timed: shares are measured */
+	int untimed_auto;             /* auto outside measured mode: slots dropped at start */
 	char spec[1024];
 	uint32_t gen;                 /* selection generation (atomic) */
 	int k;                        /* items selected */
@@ -1071,7 +1072,7 @@ static void cp_init(void)
 			       "region table of libhyprof.so is not in its symbol table (stripped?)");
 		cp.gen = 1;
 	}
-	if (!cp.timed && hp_mpi.rank == 0 && (cp.auto_ ? cp.kcap : cp.k) > 0)
+	if (!cp.timed && hp_mpi.rank == 0 && (cp.auto_ ? cp.kcap || cp.untimed_auto : cp.k > 0))
 		hp_log("critical path: functions' shares need timed probes (--mode measured); "
 		       "only the path length is tracked");
 	struct hp_mt *mt = hp_mt_get();
@@ -1285,7 +1286,7 @@ static int cp_write(struct hp_writer *w, void *arg)
 			}
 		}
 	const char *shares = cp.kcap_only		  ? "none: the ranks were given different selections"
-			     : !cp.kcap			  ? "none: the length only"
+			     : !cp.kcap && !cp.untimed_auto ? "none: the length only"
 			     : !cp.timed			  ? "none: probes not timed (use --mode measured)"
 			     : cp.auto_ && cp.why_none	  ? cp.why_none
 			     : cp.auto_ && !cp.selected ? "none yet: the auto selection is pending"
@@ -1432,6 +1433,16 @@ __attribute__((constructor)) static void cp_register(void)
 		return;
 	if (parse_spec(spec))
 		return;
+	/* Shares need timed probes: outside measured mode an auto selection's
+	 * K slots would travel empty on every message (and its agreement run
+	 * for nothing), so carry the length alone. */
+	const char *mode = hp_rt.initialized ? NULL : getenv("HYPROF_MODE"); /* default hybrid */
+	int measured = hp_rt.initialized ? hp_rt.cfg.mode == HP_MODE_MEASURED
+					 : mode && !strcmp(mode, "measured");
+	if (cp.auto_ && cp.kcap > 0 && !measured) {
+		cp.untimed_auto = 1;
+		cp.kcap = 0;
+	}
 	cp_ext.size = (uint32_t)(HP_PB_BASE + sizeof(int64_t) * (1 + 2 * (size_t)cp.kcap));
 	if (hp_pb_ext_register(&cp_ext) != 0) {
 		hp_log("critical path: the piggyback extension is taken: not tracked");

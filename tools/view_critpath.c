@@ -306,7 +306,7 @@ void view_critpath_text(struct hp_model *m, FILE *out)
 		(unsigned long long)v.events, v.cost_event * 1e9, (unsigned long long)v.adopted);
 	if (strcmp(v.shares, "measured"))
 		fprintf(out, "  shares: %s\n", v.shares);
-	if (v.start > 0)
+	if (v.start > 0 && v.k > 0) /* nothing selected: no shares to cover */
 		fprintf(out, "  shares cover the path after the selection at %s (path %s): %s\n",
 			tool_fmt_secs(v.selected_at, a, sizeof a), tool_fmt_secs(v.start, b, sizeof b),
 			tool_fmt_secs(covered(&v), c, sizeof c));

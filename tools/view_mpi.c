@@ -631,7 +631,11 @@ void view_mpi_text(struct hp_model *m, FILE *out)
 		double tot = 0;
 		for (size_t i = 0; i < ns; i++)
 			tot += sr[i].time;
-		fprintf(out, "\nMPI time by call site (all ranks; top %d)\n", TOP_SITES);
+		/* A site is the MPI function and its caller (and probe node): the
+		 * callers beyond it are those of the site's first call only. */
+		fprintf(out, "\nMPI time by call site (all ranks; top %d; the path after the caller is "
+			     "its first call's)\n",
+			TOP_SITES);
 		fprintf(out, "%6s %12s %12s %12s %10s %12s  %s\n", "time%", "time", "wait raw", "wait comp",
 			"calls", "bytes", "call site");
 		for (size_t i = 0; i < ns && i < TOP_SITES; i++) {

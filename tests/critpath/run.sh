@@ -89,6 +89,23 @@ length_only)
   "$H" watch --once -n 0 "$T/l" > "$T/l.watch" 2>&1 || { cat "$T/l.watch"; fail "hyprof watch --once"; }
   cat "$T/l.watch"
   $CHK watch "$T/l.json" 10 10 30 5 "$T/l.watch" || fail "hyprof watch: the ranks' critical-path lengths"
+  # auto outside measured mode: shares need timed probes, so no slots
+  # travel (the piggyback is auto:0's) and the report says why
+  run 3 "$T/h" --mode hybrid --critical-path auto -- "$P" pipeline 10 10 30 5
+  python3 - "$T/h.json" "$T/l.json" <<'EOF2' || fail "auto in hybrid mode"
+import json, sys
+h, l = (json.load(open(f))["critical_path"] for f in sys.argv[1:3])
+bad = []
+if h["piggyback_bytes"] != l["piggyback_bytes"]:
+    bad.append("piggyback %s bytes, auto:0's is %s" % (h["piggyback_bytes"], l["piggyback_bytes"]))
+if "not timed" not in h["shares"] or h["functions"]:
+    bad.append("shares %r, %d functions: want none, probes not timed" % (h["shares"], len(h["functions"])))
+for b in bad:
+    print("FAIL:", b)
+if not bad:
+    print("ok: auto in hybrid mode carries %d bytes (the length only): %s" % (h["piggyback_bytes"], h["shares"]))
+sys.exit(1 if bad else 0)
+EOF2
   # a name that matches nothing is listed as never seen; the others work
   run 3 "$T/n" --mode measured --critical-path stage1_work,no_such_function -- "$P" pipeline 10 10 30 5
   $CHK unresolved "$T/n.json" 10 10 30 5 || fail "an unknown name" ;;
