@@ -568,7 +568,7 @@ static int hp_calib_write(struct hp_writer *w, void *arg)
 	uint64_t hcyc = 0, nsamp = 0;
 	for (struct hp_thread *t = hp_rt.threads; t; t = t->next) {
 		hcyc += t->handler_cycles;
-		nsamp += t->samples + t->meas_samples;
+		nsamp += t->samples + t->meas_samples + t->mpi_samples;
 	}
 	double handler_ns = nsamp && c->tsc_hz > 0 ? (double)hcyc / nsamp * 1e9 / c->tsc_hz : 0;
 	struct hp_dist sample = c->sample;

@@ -64,6 +64,12 @@ double hp_dist_median_err(const struct hp_dist *d);
 
 HP_EXPORT extern struct hp_calib hp_calib;
 
+/* The MPI wrappers' costs for the cost system's range (calib/cost_rt.c):
+ * libhyprof_mpi.so registers `fn`, which returns the seconds its
+ * bookkeeping (calls x calibrated cost), piggyback work and delay
+ * exchanges (timed), and start-up charged as overhead in this process. */
+HP_EXPORT void hp_cost_set_mpi_source(void (*fn)(double *wrappers_s, double *piggyback_s, double *init_s));
+
 /* Delivery cost of one asynchronous sample (calib/calib_sample.c): trials
  * of a loop slowed by a 50 us task-clock overflowing into an empty handler
  * on signal sig.  Returns 0, or -errno when perf_event_open is refused or

@@ -72,8 +72,19 @@ void hp_cost_compute(const struct hp_cost_in *in, struct hp_cost *c)
 	c->sampling = in->sample_kernel_only ? cal + m : dmax(m, cal);
 
 	c->fixed = pos(in->startup_s) + pos(in->control_s) + pos(in->live_s);
-	c->low = c->probes_low + c->sampling_low + c->fixed;
-	c->high = c->probes_high + c->sampling_high + c->fixed;
+
+	/* MPI wrappers: what they charged as overhead is their cost, timed or
+	 * calibrated per call (low).  High adds the bookkeeping once more, or
+	 * what sampling saw in their code if that is more: the worst case of
+	 * the cache lines it pulled in, as for the handler.  The piggyback's
+	 * timed part includes the delay exchanges' waiting for the other
+	 * members, which pulls no lines in: it is not counted twice. */
+	double wrap = pos(in->mpi_wrap_s);
+	c->mpi_low = wrap + pos(in->mpi_pb_s) + pos(in->mpi_init_s);
+	c->mpi_high = c->mpi_low + dmax(wrap, pos(in->mpi_sampled_s));
+
+	c->low = c->probes_low + c->sampling_low + c->fixed + c->mpi_low;
+	c->high = c->probes_high + c->sampling_high + c->fixed + c->mpi_high;
 	c->predicted = pos(in->predicted_s);
 }
 

@@ -69,6 +69,15 @@ struct hp_cost_in {
 	double startup_s;        /* start-up calibration */
 	double control_s;        /* the cost controller's thread CPU time */
 	double live_s;           /* live snapshots' CPU time (hp_live_cost_ns) */
+	/* MPI wrappers (zero without them): their calibrated bookkeeping
+	 * (calls x the calibrated cost of a wrapper call), the piggyback work
+	 * and delay exchanges they timed, their start-up (calibration, the
+	 * critical path's set-up), all charged as overhead by the wrappers
+	 * themselves; and what sampling saw in their code (not in direct_s) */
+	int mpi;                 /* the wrappers are there (the values below mean something) */
+	double mpi_wrap_s, mpi_pb_s, mpi_init_s;
+	double mpi_sampled_s;
+	uint64_t mpi_samples;
 	/* prediction (cost_pred below), carried through */
 	double predicted_s;
 	/* Statistical margin: direct is a count of samples, binomial among
@@ -86,6 +95,7 @@ struct hp_cost {
 	double sampling_err;              /* samples x sample_err_s (1 sigma of sampling_ideal) */
 	double sampling;                  /* point value: the calibrated cost (+ m), no margin */
 	double fixed;                     /* startup + control + live */
+	double mpi_low, mpi_high;         /* the MPI wrappers' part (0 without them) */
 	double low, high;                 /* whole measurement cost */
 	double predicted;
 	double run, cpu;                  /* copies of run_s and cpu_s */

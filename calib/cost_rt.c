@@ -116,7 +116,7 @@ static double control_s(void)
 /* ---- totals of every thread -------------------------------------------- */
 
 struct totals {
-	uint64_t events, meas_samples, meas_period, period, taken, handler;
+	uint64_t events, meas_samples, meas_period, mpi_samples, mpi_period, period, taken, handler;
 	uint32_t live;
 };
 
@@ -127,8 +127,10 @@ static void gather_totals(struct totals *tt)
 		tt->events += t->probe_events;
 		tt->meas_samples += t->meas_samples;
 		tt->meas_period += t->meas_period;
+		tt->mpi_samples += t->mpi_samples;
+		tt->mpi_period += t->mpi_period;
 		tt->handler += t->handler_cycles;
-		uint64_t taken = t->samples + t->meas_samples;
+		uint64_t taken = t->samples + t->meas_samples + t->mpi_samples;
 		for (int i = 0; i < HP_DROP_NREASONS; i++)
 			taken += t->dropped[i];
 		tt->taken += taken;
@@ -136,14 +138,23 @@ static void gather_totals(struct totals *tt)
 	}
 }
 
-/* Seconds of probe time seen by sampling.  Software clocks count
- * nanoseconds; for an event count (hardware cycles) the share of the period
- * is taken of the CPU time. */
-static double direct_s(const struct totals *tt, double cpu_s, uint64_t total_period)
+/* Seconds seen by sampling in `period` of the samples: software clocks
+ * count nanoseconds; for an event count (hardware cycles) the share of the
+ * period is taken of the CPU time. */
+static double sampled_s(uint64_t period, double cpu_s, uint64_t total_period)
 {
 	if (!strcmp(hp_rt.source_unit, "ns"))
-		return (double)tt->meas_period * 1e-9;
-	return total_period ? (double)tt->meas_period / (double)total_period * cpu_s : 0.0;
+		return (double)period * 1e-9;
+	return total_period ? (double)period / (double)total_period * cpu_s : 0.0;
+}
+
+/* The MPI wrappers' costs (libhyprof_mpi.so registers the source when it
+ * starts; none without it). */
+static void (*mpi_costs)(double *wrappers_s, double *piggyback_s, double *init_s);
+
+HP_EXPORT void hp_cost_set_mpi_source(void (*fn)(double *wrappers_s, double *piggyback_s, double *init_s))
+{
+	__atomic_store_n(&mpi_costs, fn, __ATOMIC_RELEASE);
 }
 
 /* TSC cycles per second: the calibration's, else the runtime's estimate. */
@@ -181,7 +192,7 @@ static uint64_t sample_period_total(void)
 		uint32_t n = t->sample.nodes ? __atomic_load_n(&t->sample.n, __ATOMIC_ACQUIRE) : 0;
 		for (uint32_t i = 0; i < n && i < t->sample.cap; i++)
 			p += t->sample.nodes[i].period;
-		p += t->meas_period;
+		p += t->meas_period + t->mpi_period;
 	}
 	return p;
 }
@@ -211,9 +222,16 @@ void hp_cost_now(struct hp_cost_in *in, struct hp_cost *out)
 	in->skipped_events = roots + nested;
 	in->pair_s = pair_s();
 	in->skip_pair_s = hp_budget_skip_pair_s();
-	in->direct_s = direct_s(&tt, in->cpu_s,
-				strcmp(hp_rt.source_unit, "ns") ? sample_period_total() : 0);
+	uint64_t total_period = strcmp(hp_rt.source_unit, "ns") ? sample_period_total() : 0;
+	in->direct_s = sampled_s(tt.meas_period, in->cpu_s, total_period);
 	in->direct_samples = tt.meas_samples;
+	void (*mc)(double *, double *, double *) = __atomic_load_n(&mpi_costs, __ATOMIC_ACQUIRE);
+	if (mc) {
+		in->mpi = 1;
+		mc(&in->mpi_wrap_s, &in->mpi_pb_s, &in->mpi_init_s);
+	}
+	in->mpi_sampled_s = sampled_s(tt.mpi_period, in->cpu_s, total_period);
+	in->mpi_samples = tt.mpi_samples;
 	in->samples_taken = tt.taken;
 	/* Start-up calibration measures the kernel's part of a sample (a signal
 	 * round trip with an empty handler); this run's handler is measured. */
@@ -282,6 +300,15 @@ static int cost_write(struct hp_writer *w, void *arg)
 	rc = kv_f(w, "control", in.control_s, rc);
 	rc = kv_f(w, "live", in.live_s, rc);
 	rc = kv_f(w, "fixed", c.fixed, rc);
+	if (in.mpi) { /* the MPI wrappers' part: only where they run */
+		rc = kv_f(w, "mpi.low", c.mpi_low, rc);
+		rc = kv_f(w, "mpi.high", c.mpi_high, rc);
+		rc = kv_f(w, "mpi.wrappers", in.mpi_wrap_s, rc);
+		rc = kv_f(w, "mpi.piggyback", in.mpi_pb_s, rc);
+		rc = kv_f(w, "mpi.init", in.mpi_init_s, rc);
+		rc = kv_f(w, "mpi.sampled", in.mpi_sampled_s, rc);
+		rc = kv_u(w, "mpi.samples", in.mpi_samples, rc);
+	}
 	rc = kv_f(w, "low", c.low, rc);
 	rc = kv_f(w, "high", c.high, rc);
 	rc = kv_f(w, "predicted", c.predicted, rc);
@@ -749,7 +776,7 @@ static int own_text(struct dl_phdr_info *info, size_t size, void *arg)
 			const ElfW(Phdr) *q = &info->dlpi_phdr[j];
 			if (q->p_type == PT_LOAD && (q->p_flags & PF_X) &&
 			    hp_register_measurement_range(info->dlpi_addr + q->p_vaddr,
-							  info->dlpi_addr + q->p_vaddr + q->p_memsz) == 0)
+							  info->dlpi_addr + q->p_vaddr + q->p_memsz, HP_MEAS_PROBES) == 0)
 				C.meas_ranges++;
 		}
 		return 1;
@@ -772,7 +799,7 @@ static void plt_scan(uintptr_t lo, uintptr_t hi, const uintptr_t *got, int ngot)
 			memcpy(&rel, j + pre + 2, 4);
 			uintptr_t target = (uintptr_t)(j + pre + 6) + (intptr_t)rel;
 			for (int g = 0; g < ngot; g++)
-				if (target == got[g] && hp_register_measurement_range(p, p + 16) == 0)
+				if (target == got[g] && hp_register_measurement_range(p, p + 16, HP_MEAS_PROBES) == 0)
 					C.meas_ranges++;
 			break;
 		}

@@ -153,11 +153,23 @@ static int own_text(struct dl_phdr_info *info, size_t size, void *arg)
 			const ElfW(Phdr) *q = &info->dlpi_phdr[j];
 			if (q->p_type == PT_LOAD && (q->p_flags & PF_X))
 				hp_register_measurement_range(info->dlpi_addr + q->p_vaddr,
-							      info->dlpi_addr + q->p_vaddr + q->p_memsz);
+							      info->dlpi_addr + q->p_vaddr + q->p_memsz, HP_MEAS_MPI);
 		}
 		return 1;
 	}
 	return 0;
+}
+
+/* The wrappers' part of the cost system's range (calib/cost_rt.c): what
+ * they charged as overhead, in seconds. */
+static void mpi_costs(double *wrappers_s, double *piggyback_s, double *init_s)
+{
+	struct hp_mpi_totals t;
+	hp_mpi_summary(&t);
+	double s = hp_mpi.ns_per_cyc * 1e-9;
+	*wrappers_s = (double)t.wrap_cyc * s;
+	*piggyback_s = (double)t.pb_cyc * s;
+	*init_s = (double)hp_mpi.init_cyc * s;
 }
 
 /* HYPROF_MPI_PACK_MAX and HYPROF_MPI_REQUESTS come from the runtime's
@@ -240,6 +252,7 @@ static void setup(void)
 	hp_comm_init();
 
 	dl_iterate_phdr(own_text, (void *)(uintptr_t)&setup);
+	hp_cost_set_mpi_source(mpi_costs);
 	hp_sections_register();
 	hp_mpi.initialized = 1;
 }

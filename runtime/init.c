@@ -200,7 +200,7 @@ int hp_write_now(int partial, const char *why)
 int hp_has_data(void)
 {
 	for (struct hp_thread *t = __atomic_load_n(&hp_rt.threads, __ATOMIC_ACQUIRE); t; t = t->next) {
-		if (t->samples || t->meas_samples || t->probe_events)
+		if (t->samples || t->meas_samples || t->mpi_samples || t->probe_events)
 			return 1;
 		for (int i = 0; i < HP_DROP_NREASONS; i++)
 			if (t->dropped[i])
@@ -215,7 +215,7 @@ void hp_print_summary(const char *how, int full)
 		return;
 	uint64_t samples = 0, dropped = 0;
 	for (struct hp_thread *t = __atomic_load_n(&hp_rt.threads, __ATOMIC_ACQUIRE); t; t = t->next) {
-		samples += t->samples + t->meas_samples;
+		samples += t->samples + t->meas_samples + t->mpi_samples;
 		for (int i = 0; i < HP_DROP_NREASONS; i++)
 			dropped += t->dropped[i];
 	}

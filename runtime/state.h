@@ -85,8 +85,10 @@ struct hp_thread {
 	/* sampling */
 	uint64_t samples;              /* samples attributed */
 	uint64_t dropped[HP_DROP_NREASONS];
-	uint64_t meas_samples;         /* samples whose PC was in probe/wrapper code */
+	uint64_t meas_samples;         /* samples whose PC was in probe code */
 	uint64_t meas_period;
+	uint64_t mpi_samples;          /* samples whose PC was in the MPI wrappers' code */
+	uint64_t mpi_period;
 	uint64_t handler_cycles;       /* TSC cycles spent inside the handler */
 	uint64_t comp_cycles;          /* handler cycles plus hp_rt.sig_kernel_cyc per signal:
 					* what the samples cost the intervals they land in

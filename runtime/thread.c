@@ -200,6 +200,8 @@ static int merge_into(struct hp_thread *r, struct hp_thread *t)
 		r->dropped[i] += t->dropped[i];
 	r->meas_samples += t->meas_samples;
 	r->meas_period += t->meas_period;
+	r->mpi_samples += t->mpi_samples;
+	r->mpi_period += t->mpi_period;
 	r->handler_cycles += t->handler_cycles;
 	r->stack_overflow += t->stack_overflow;
 	r->exit_mismatch += t->exit_mismatch;
@@ -426,6 +428,7 @@ void hp_threads_close_all(void)
 static void reset_counters(struct hp_thread *t)
 {
 	t->samples = t->meas_samples = t->meas_period = t->handler_cycles = t->comp_cycles = 0;
+	t->mpi_samples = t->mpi_period = 0;
 	memset(t->dropped, 0, sizeof(t->dropped));
 	t->stack_overflow = t->exit_mismatch = 0;
 	t->overhead = t->delay = 0;

@@ -468,6 +468,8 @@ static void thread_kv(struct kvs *k, const struct thread_snap *s)
 	}
 	kvs_u64(k, "meas_samples", t->meas_samples);
 	kvs_u64(k, "meas_period", t->meas_period);
+	kvs_u64(k, "mpi_samples", t->mpi_samples);
+	kvs_u64(k, "mpi_period", t->mpi_period);
 	kvs_u64(k, "handler_cycles", t->handler_cycles);
 	kvs_u64(k, "stack_overflow", t->stack_overflow);
 	kvs_u64(k, "exit_mismatch", t->exit_mismatch);

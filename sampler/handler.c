@@ -29,6 +29,7 @@ extern char __stop_hyprof_probe[] __attribute__((weak, visibility("hidden")));
 #define HP_MEAS_RANGES 16
 static struct {
 	uintptr_t lo, hi;
+	int kind;
 } meas_ranges[HP_MEAS_RANGES];
 static uint32_t nmeas_ranges; /* published with release after the range */
 static int meas_lock;
@@ -38,9 +39,9 @@ static uint64_t nothread;      /* samples on threads without state */
 
 /* ---- measurement code ---------------------------------------------------- */
 
-HP_EXPORT int hp_register_measurement_range(uintptr_t lo, uintptr_t hi)
+HP_EXPORT int hp_register_measurement_range(uintptr_t lo, uintptr_t hi, int kind)
 {
-	if (hi <= lo)
+	if (hi <= lo || (kind != HP_MEAS_PROBES && kind != HP_MEAS_MPI))
 		return -EINVAL;
 	while (__atomic_test_and_set(&meas_lock, __ATOMIC_ACQUIRE))
 		;
@@ -55,6 +56,7 @@ HP_EXPORT int hp_register_measurement_range(uintptr_t lo, uintptr_t hi)
 	}
 	meas_ranges[n].lo = lo;
 	meas_ranges[n].hi = hi;
+	meas_ranges[n].kind = kind;
 	__atomic_store_n(&nmeas_ranges, n + 1, __ATOMIC_RELEASE);
 out:
 	__atomic_clear(&meas_lock, __ATOMIC_RELEASE);
@@ -64,20 +66,38 @@ out:
 int hp_pc_is_measurement(uintptr_t pc)
 {
 	if (__start_hyprof_probe && pc >= (uintptr_t)__start_hyprof_probe && pc < (uintptr_t)__stop_hyprof_probe)
-		return 1;
+		return HP_MEAS_PROBES;
 	uint32_t n = __atomic_load_n(&nmeas_ranges, __ATOMIC_ACQUIRE);
 	for (uint32_t i = 0; i < n; i++)
 		if (pc >= meas_ranges[i].lo && pc < meas_ranges[i].hi)
-			return 1;
+			return meas_ranges[i].kind;
 	return 0;
 }
-
-/* ---- the sample ---------------------------------------------------------- */
 
 static inline int probe_node_ok(const struct hp_thread *t)
 {
 	return t->probe.nodes && t->probe_cur < t->probe.n;
 }
+
+/* A sample whose PC is in hyprof's code: counted as measurement, not put in
+ * the program's profile.  The probes' samples are their direct cost (and
+ * that of the probe node current now); the wrappers' are shown beside the
+ * cost the wrappers time themselves. */
+static inline void meas_sample(struct hp_thread *t, int kind, uint64_t period, int in_context)
+{
+	if (kind == HP_MEAS_MPI) {
+		t->mpi_samples++;
+		t->mpi_period += period;
+		return;
+	}
+	t->meas_samples++;
+	t->meas_period += period;
+	if (in_context && probe_node_ok(t))
+		t->probe.nodes[t->probe_cur].meas_samples++;
+}
+
+/* ---- the sample ---------------------------------------------------------- */
+
 
 static void insert_path(struct hp_thread *t, struct hp_thread_mem *m, int n, int truncated, uint64_t period,
 			int probe_ctx);
@@ -96,11 +116,9 @@ void hp_sample_take(struct hp_thread *t, void *ucontext, uint64_t period)
 	}
 	const ucontext_t *uc = ucontext;
 	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-	if (hp_pc_is_measurement(pc)) {
-		t->meas_samples++;
-		t->meas_period += period;
-		if (probe_node_ok(t))
-			t->probe.nodes[t->probe_cur].meas_samples++;
+	int kind = hp_pc_is_measurement(pc);
+	if (kind) {
+		meas_sample(t, kind, period, 1);
 		return;
 	}
 	struct hp_thread_mem *m = hp_thread_mem(t);
@@ -153,11 +171,9 @@ void hp_sample_take_chain(struct hp_thread *t, int n, int complete, uint64_t per
 		t->dropped[HP_DROP_UNWIND]++;
 		return;
 	}
-	if (hp_pc_is_measurement((uintptr_t)m->trace[0])) {
-		t->meas_samples++;
-		t->meas_period += period;
-		if (in_context && probe_node_ok(t))
-			t->probe.nodes[t->probe_cur].meas_samples++;
+	int kind = hp_pc_is_measurement((uintptr_t)m->trace[0]);
+	if (kind) {
+		meas_sample(t, kind, period, in_context);
 		return;
 	}
 	int truncated = 0;

@@ -27,9 +27,15 @@ void hp_sampler_shutdown(void);
  * Signal-safe. */
 void hp_sample_take(struct hp_thread *t, void *ucontext, uint64_t period);
 
-/* Register [lo, hi) as measurement code.  Returns 0 or -ENOSPC. */
-HP_EXPORT int hp_register_measurement_range(uintptr_t lo, uintptr_t hi);
-/* Is pc inside hyprof's probe or wrapper code?  Signal-safe. */
+/* Register [lo, hi) as measurement code of a kind: HP_MEAS_PROBES (the
+ * probes, the runtime they call, their PLT entries) or HP_MEAS_MPI (the MPI
+ * wrappers, whose cost the wrappers time themselves).  Returns 0, -EINVAL
+ * or -ENOSPC. */
+#define HP_MEAS_PROBES 1
+#define HP_MEAS_MPI 2
+HP_EXPORT int hp_register_measurement_range(uintptr_t lo, uintptr_t hi, int kind);
+/* Is pc inside hyprof's code?  0, or the kind of the range it is in.
+ * Signal-safe. */
 int hp_pc_is_measurement(uintptr_t pc);
 
 /* The fallback choice, pure so it can be tested without a PMU: try each of

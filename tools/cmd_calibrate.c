@@ -100,11 +100,11 @@ static int child_work(uint64_t iters)
 	struct hp_thread *(*self)(void) =
 		(struct hp_thread * (*)(void)) dlsym(RTLD_DEFAULT, "hp_thread_self");
 	struct hp_thread *t = self ? self() : NULL;
-	uint64_t s0 = t ? t->samples + t->meas_samples : 0, h0 = t ? t->handler_cycles : 0;
+	uint64_t s0 = t ? t->samples + t->meas_samples + t->mpi_samples : 0, h0 = t ? t->handler_cycles : 0;
 	uint64_t a = hp_rdtsc();
 	uint64_t x = work(iters);
 	uint64_t b = hp_rdtsc();
-	uint64_t s1 = t ? t->samples + t->meas_samples : 0, h1 = t ? t->handler_cycles : 0;
+	uint64_t s1 = t ? t->samples + t->meas_samples + t->mpi_samples : 0, h1 = t ? t->handler_cycles : 0;
 	printf("work %llu %llu %llu %llu\n", (unsigned long long)(b - a),
 	       (unsigned long long)(s1 - s0), (unsigned long long)(h1 - h0),
 	       (unsigned long long)(x & 1));

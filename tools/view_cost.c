@@ -29,6 +29,9 @@ struct cost_sum {
 	double sampling, samp_lo, samp_hi, samp_meas, samp_ideal;
 	double samp_var;    /* sum of the processes' sampling.err^2 (independent calibrations) */
 	double startup, control, live, fixed, low, high;
+	double mpi_lo, mpi_hi, mpi_wrap, mpi_pb, mpi_init, mpi_sampled; /* the MPI wrappers' part */
+	uint64_t mpi_samples;
+	int mpi;                                                  /* some process had wrappers */
 	double predicted, pred_probes, pred_sampling, guess_rate;
 	uint64_t events, skipped, meas, taken, intervals, pred_intervals;
 	double ivl_avg_w, ivl_max, ivl_var_w; /* interval stats, weighted by intervals */
@@ -84,6 +87,16 @@ static void cost_collect(const struct hp_model *m, struct cost_sum *s)
 		s->control += kvd(c, "control");
 		s->live += kvd(c, "live");
 		s->fixed += kvd(c, "fixed");
+		if (hp_kv_get(c, "mpi.low")) {
+			s->mpi = 1;
+			s->mpi_lo += kvd(c, "mpi.low");
+			s->mpi_hi += kvd(c, "mpi.high");
+			s->mpi_wrap += kvd(c, "mpi.wrappers");
+			s->mpi_pb += kvd(c, "mpi.piggyback");
+			s->mpi_init += kvd(c, "mpi.init");
+			s->mpi_sampled += kvd(c, "mpi.sampled");
+			s->mpi_samples += (uint64_t)kvd(c, "mpi.samples");
+		}
 		s->low += kvd(c, "low");
 		s->high += kvd(c, "high");
 		s->predicted += kvd(c, "predicted");
@@ -475,6 +488,15 @@ void view_cost_text(struct hp_model *m, FILE *out)
 	fprintf(out, "  fixed      %s (start-up %s, cost controller %s, live snapshots %s)\n",
 		secs(s.fixed, a, sizeof a), secs(s.startup, b, sizeof b), secs(s.control, c, sizeof c),
 		secs(s.live, d, sizeof d));
+	if (s.mpi && (s.mpi_lo > 0 || s.mpi_samples)) {
+		fprintf(out, "  mpi        %s .. %s (bookkeeping %s calibrated, piggyback and delay exchanges %s "
+			     "timed, ",
+			secs(s.mpi_lo, a, sizeof a), secs(s.mpi_hi, b, sizeof b), secs(s.mpi_wrap, c, sizeof c),
+			secs(s.mpi_pb, d, sizeof d));
+		fprintf(out, "start-up %s; sampled in the wrappers' code %s, %llu samples)\n",
+			secs(s.mpi_init, a, sizeof a), secs(s.mpi_sampled, b, sizeof b),
+			(unsigned long long)s.mpi_samples);
+	}
 	fprintf(out, "  predicted  %s (probes %s, sampling %s): first interval guessed at %.0f "
 		     "pairs per CPU second, then each probe point's observed rate (%llu intervals)\n",
 		secs(s.predicted, a, sizeof a), secs(s.pred_probes, b, sizeof b),
@@ -599,6 +621,21 @@ void view_cost_json(struct hp_model *m, struct json *j)
 	jnum(j, "startup", s.startup);
 	jnum(j, "control", s.control);
 	jnum(j, "live", s.live);
+	json__key(j, "mpi");
+	if (!s.mpi) {
+		json__null(j);
+	} else {
+		json__obj_begin(j);
+		jnum(j, "low", s.mpi_lo);
+		jnum(j, "high", s.mpi_hi);
+		jnum(j, "wrappers", s.mpi_wrap);
+		jnum(j, "piggyback", s.mpi_pb);
+		jnum(j, "init", s.mpi_init);
+		jnum(j, "sampled", s.mpi_sampled);
+		json__key(j, "samples");
+		json__uint(j, s.mpi_samples);
+		json__obj_end(j);
+	}
 	jnum(j, "run_time", s.run);
 	jnum(j, "cpu_time", s.cpu);
 	jnum(j, "width", s.high - s.low);

@@ -68,6 +68,8 @@ static void thread_fixture(struct hp_thread *t, pid_t tid, uint32_t index, const
 	t->delay = base + 26;
 	t->start_ns = base + 27;
 	t->end_ns = base + 28;
+	t->mpi_samples = base + 29;
+	t->mpi_period = base + 30;
 	t->cpu_ns = base + 29;
 	t->probe_events = base + 30;
 }
@@ -219,6 +221,8 @@ static void check_thread(const struct hp_prof *p, const struct hp_thread *t, int
 	}
 	U("meas_samples", t->meas_samples);
 	U("meas_period", t->meas_period);
+	U("mpi_samples", t->mpi_samples);
+	U("mpi_period", t->mpi_period);
 	U("handler_cycles", t->handler_cycles);
 	U("stack_overflow", t->stack_overflow);
 	U("exit_mismatch", t->exit_mismatch);
@@ -243,7 +247,7 @@ static void check_thread(const struct hp_prof *p, const struct hp_thread *t, int
 			      "cpu_ns from the thread clock");
 	}
 #undef U
-	CHECK(kv->n == 4 + HP_DROP_NREASONS + 14, "thread kv count %zu", kv->n);
+	CHECK(kv->n == 4 + HP_DROP_NREASONS + 16, "thread kv count %zu", kv->n);
 	CHECK(pt->nsample == t->sample.n && pt->nprobe == t->probe.n, "node counts %u %u", pt->nsample,
 	      pt->nprobe);
 	if (pt->nsample == t->sample.n && t->sample.n)

@@ -44,6 +44,8 @@ for mode in ("sampled", "hybrid", "measured"):
         why.append("high is not probes_high + sampling_high + fixed")
     if not (c.get("sampling", 0) > 0 and c.get("samples_taken", 0) > 0):
         why.append("no sampling cost")
+    if "mpi" not in c or c["mpi"] is not None:
+        why.append("cost.mpi is %r in a program without MPI (want null)" % c.get("mpi", "absent"))
     if (mode == "sampled") != (c.get("probe_events", 0) == 0):
         why.append("probe pairs %d in %s mode" % (c.get("probe_events", 0), mode))
     print(("ok   " if not why else "FAIL ") + "%s: cost %.4f..%.4f s of %.3f s, predicted %.4f %s"

@@ -111,6 +111,19 @@ static const struct range_case range_cases[] = {
 	  .sample_s = 2e-6, .sample_kernel_only = 1, .handler_s = 0.0005, .startup_s = 0.01,
 	  .control_s = 0.001},
 	 0.030 + 0.0009 + 0.011, 0.040 + 0.0014 + 0.011, 0.010, 0.0009, 0.0014},
+	{__LINE__, "MPI wrappers: low = bookkeeping + piggyback + start-up, high adds the bookkeeping",
+	 {.mpi = 1, .mpi_wrap_s = 0.004, .mpi_pb_s = 0.010, .mpi_init_s = 0.002, .mpi_sampled_s = 0.001},
+	 0.016, 0.020, 0, 0, 0},
+	{__LINE__, "MPI wrappers: sampling saw more in their code than calibrated: high adds that",
+	 {.mpi = 1, .mpi_wrap_s = 0.004, .mpi_pb_s = 0.010, .mpi_sampled_s = 0.009},
+	 0.014, 0.023, 0, 0, 0},
+	{__LINE__, "MPI wrappers beside probes and sampling: the parts add",
+	 {.probe_events = 1000000, .pair_s = 20e-9, .direct_s = 0.030, .samples_taken = 200,
+	  .sample_s = 30e-6, .handler_s = 0.002, .mpi = 1, .mpi_wrap_s = 0.001, .mpi_pb_s = 0.002},
+	 0.030 + 0.006 + 0.003, 0.040 + 0.008 + 0.004, 0.010, 0.006, 0.008},
+	{__LINE__, "MPI wrappers: bad inputs count as zero",
+	 {.mpi = 1, .mpi_wrap_s = NAN, .mpi_pb_s = -1, .mpi_init_s = INFINITY, .mpi_sampled_s = -3},
+	 0, 0, 0, 0, 0},
 };
 
 static void test_ranges(void)

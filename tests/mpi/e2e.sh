@@ -272,6 +272,20 @@ for r in rep["ranks"]:
         sys.exit("rank %d: %s" % (r["rank"], r))
 if rep["mpi"]["compensate"] != "parallel" or rep["mpi"]["piggyback_bytes"] < 16:
     sys.exit("mpi summary: %s" % rep["mpi"])
+# the cost range holds the wrappers' own cost, as the ranks charged it
+c = rep["cost"]["mpi"]
+if not c:
+    sys.exit("cost: no mpi part")
+for k, rk in (("wrappers", "wrapper_cost"), ("piggyback", "piggyback_cost")):
+    want = sum(r[rk] for r in rep["ranks"])
+    if not (want > 0 and abs(c[k] - want) <= 1e-6 + 0.02 * want):
+        sys.exit("cost.mpi.%s %.6f s, the ranks' %s sum to %.6f s" % (k, c[k], rk, want))
+if abs(c["low"] - (c["wrappers"] + c["piggyback"] + c["init"])) > 1e-9 or c["init"] <= 0:
+    sys.exit("cost.mpi.low %s is not wrappers + piggyback + init (%s)" % (c["low"], c))
+if not (c["high"] >= c["low"] + c["wrappers"] - 1e-9 and rep["cost"]["low"] >= c["low"] - 1e-9):
+    sys.exit("cost.mpi.high %s or cost.low %s below the wrappers' part %s" % (c["high"], rep["cost"]["low"], c))
+print("ok: cost.mpi %.3f..%.3f ms (wrappers %.3f, piggyback %.3f, init %.3f ms; %d samples in their code)"
+      % (c["low"] * 1e3, c["high"] * 1e3, c["wrappers"] * 1e3, c["piggyback"] * 1e3, c["init"] * 1e3, c["samples"]))
 EOF
   "$H" report "$T/j" > "$T/text" || fail "hyprof report"
   for h in "Per-rank compensation" "MPI time by call site" "Point-to-point matrix" "Collectives by communicator size"; do
