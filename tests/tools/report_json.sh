@@ -29,6 +29,10 @@ run cmp "$HYPROF_BIN" compare --json "$T/sampled" "$T/measured"
 run text "$HYPROF_BIN" report --threads --ranks --min-pct 0 "$T/hybrid"
 run mtext "$HYPROF_BIN" report --raw "$T/measured"
 run ctext "$HYPROF_BIN" compare "$T/sampled" "$T/measured"
+# a measured-mode run of a program without probes (a shell loop): its tree
+# is the sampled one, and compare projects nothing onto it
+run mnp_run "$HYPROF_BIN" run -q --mode measured -o "$T/mnp" -- /bin/sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done'
+run cmp_np "$HYPROF_BIN" compare --json "$T/sampled" "$T/mnp"
 [ $fail -eq 0 ] || exit 1
 
 python3 - "$T" <<'PY'
@@ -127,6 +131,9 @@ if set(ranks) == {0, 1}:
     check(near(b1["self"], 0.4) and b1["calls"] == 60, f"rank 1 synth_b {b1}")
 check(fn(p, "synth_a")["calls"] == 2000, "mpi merged calls")
 
+# --- compare: no projection onto a measured side where no probe ran
+cn = load("cmp_np")
+check(cn["b"]["mode"] == "measured" and not cn["projection"], f"compare projected onto a run without probes: {cn['projection']}")
 # --- compare: the tiny hot function is flagged, sorted by |diff|
 c = load("cmp")
 check(c["a"]["mode"] == "sampled" and c["b"]["mode"] == "measured" and c["projection"], "compare header")
