@@ -13,6 +13,9 @@
  *    duration on member i, gives the approximated arrival of the last one
  *    without a shared clock (ns, so nodes may differ):
  *        T = t2 - min w,  T' = t2 - min (w + x)
+ *    (members that share the clock exchange Allreduce(MAX) of (entry,
+ *    entry - x) instead: the rule above assumes every member left at our
+ *    t2, and misses the wait when another member left later);
  *    MPI_Barrier on a communicator whose members share the clock is itself
  *    replaced by an Allreduce(MAX) of (entry, entry - x): one collective;
  *  - Reduce, Gather(v) (the root needs everyone): Reduce(MAX) to the root
@@ -176,6 +179,18 @@ static void exchange(struct hp_call *c, enum shape shape, MPI_Comm comm, const s
 	switch (shape) {
 	case SYM:
 	case SCAN: {
+		if (cm->clock) {
+			/* a shared clock: the last member's entry itself, not
+			 * t2 - min w (which assumes every member left at our t2
+			 * and misses the wait when another member left late) */
+			int64_t v[2] = {(int64_t)c->t1, (int64_t)c->t1 - xb};
+			if (xchg(shape == SYM ? X_ALLREDUCE : X_SCAN, 0, v, 2, 0, 0, comm)) {
+				int64_t t2 = (int64_t)c->t2;
+				hp_comp_join_max(&k, v[0] < t2 ? v[0] : t2, v[1] < t2 ? v[1] : t2);
+				joined = 1;
+			}
+			break;
+		}
 		int64_t v[2] = {hp_cyc_to_ns(w + xb), hp_cyc_to_ns(w)};
 		if (xchg(shape == SYM ? X_ALLREDUCE : X_SCAN, 1, v, 2, 0, 0, comm)) {
 			int64_t t2 = (int64_t)c->t2;

@@ -70,8 +70,21 @@ static const Dwfl_Callbacks offline_cb = {
 	.debuginfo_path = &debuginfo_path,
 };
 
+/* gfortran's module procedures: __<module>_MOD_<procedure> (and the
+ * __<module>_MOD___<name> of operators), shown as gdb does, module::procedure. */
+static const char *fortran_demangle(const char *name, char *buf, size_t len)
+{
+	const char *mod = strstr(name + 2, "_MOD_");
+	if (!mod || mod == name + 2 || !mod[5])
+		return name;
+	snprintf(buf, len, "%.*s::%s", (int)(mod - (name + 2)), name + 2, mod + 5);
+	return buf;
+}
+
 const char *sym_demangle(const char *name, char *buf, size_t len)
 {
+	if (name && name[0] == '_' && name[1] == '_' && name[2] != '_')
+		return fortran_demangle(name, buf, len);
 	if (!name || name[0] != '_' || name[1] != 'Z')
 		return name;
 	int status = 0;

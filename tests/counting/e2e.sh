@@ -92,7 +92,10 @@ fortran)
   run measured "$T/f" "$B/cnt_fregions"
   grep -q "^active 2" "$T/f.stdout" || fail "hyprof_active_f() under the runtime"
   $CHK "$T/f.json" fsolve=1 fsolve/fstep=20 || exit 1
-  "$KV" "$T/f" regions | grep -q "^1 fsolve .*fregions.F90:9$" || fail "fsolve's file:line" ;;
+  "$KV" "$T/f" regions | grep -q "^1 fsolve .*fregions.F90:9$" || fail "fsolve's file:line"
+  # a module procedure, instrumented: named module::procedure
+  run hybrid "$T/fm" "$B/cnt_fmodule"
+  $CHK "$T/fm.json" main/fmodule/fmod::fwork=30 absent:main/fmodule/__fmod_MOD_fwork || exit 1 ;;
 filter)
   HYPROF_FILTER="b, lea*" run hybrid "$T/fl" "$B/cnt_counts" 2 1000
   # b is not counted and pushes no frame: c is counted under a.
