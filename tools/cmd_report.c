@@ -220,7 +220,7 @@ static void print_header(struct hp_model *m, FILE *out)
 	fprintf(out, "processes %d, threads %d, duration %s (longest process)\n", m->nprocs, m->nthreads,
 		tool_fmt_secs(m->duration, a, sizeof a));
 	fprintf(out, "total     %s of %s time\n", tool_fmt_secs(m->total, a, sizeof a),
-		strcmp(m->mode, "measured") == 0 ? "compensated measured" : "sampled");
+		m->timed ? "compensated measured" : "sampled");
 	if (view_cost_summary) {
 		char buf[512];
 		if (view_cost_summary(m, buf, sizeof buf) > 0)

@@ -446,7 +446,7 @@ int export__has_calls(struct hp_tnode *root)
 
 int export__measured(const struct hp_model *m)
 {
-	return m->mode && strcmp(m->mode, "measured") == 0;
+	return m->timed; /* measured mode without probes has sampled times */
 }
 
 const char *export__name(const struct hp_tnode *n)

@@ -1042,6 +1042,7 @@ int model__load_opts(struct hp_model *m, const char *path, unsigned opts, char *
 
 	/* how samples and counts were joined */
 	char note[2048];
+	m->timed = measured && pv->any_probes;
 	if (measured && pv->any_probes) {
 		snprintf(note, sizeof note,
 			 "measured: the tree is the probe tree (instrumented functions and regions); "

@@ -137,6 +137,7 @@ struct hp_model {
 	size_t nprofs;
 	double total;                /* root total of the primary metric */
 	char *join_note;             /* how counts and samples were joined */
+	int timed;                   /* times are the probes' (measured mode, and probes ran) */
 	void *priv;                  /* model.c's private state (builder, symbols) */
 	/* Per-rank files of the ranks a merged file holds (beside it with
 	 * --per-rank, or in DIR/.hyprof-ranks): read for the per-rank trees

@@ -181,6 +181,7 @@ static void make_model(struct hp_model *m, double boost)
 	m->dir = strdup("/tmp/synth-profile");
 	m->program = strdup("/opt/synth/bin/synth");
 	m->mode = strdup(MODE);
+	m->timed = strcmp(MODE, "measured") == 0; /* its probes ran: times are theirs */
 	m->source = strdup("task-clock");
 	m->source_why = strdup("no hardware PMU: software task-clock");
 	m->unit = strdup("nanoseconds");

@@ -33,6 +33,9 @@ run ctext "$HYPROF_BIN" compare "$T/sampled" "$T/measured"
 # is the sampled one, and compare projects nothing onto it
 run mnp_run "$HYPROF_BIN" run -q --mode measured -o "$T/mnp" -- /bin/sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done'
 run cmp_np "$HYPROF_BIN" compare --json "$T/sampled" "$T/mnp"
+run mnp_text "$HYPROF_BIN" report "$T/mnp"
+grep -q "^total .* of sampled time" "$T/mnp_text.out" ||
+	{ echo "FAIL: a measured run without probes: '$(grep '^total' "$T/mnp_text.out")', want sampled time"; fail=1; }
 [ $fail -eq 0 ] || exit 1
 
 python3 - "$T" <<'PY'
