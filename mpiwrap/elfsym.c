@@ -5,7 +5,8 @@
  * address in the profiled process, before the tools ever symbolize.  This
  * reads a module's .symtab (or .dynsym when stripped): the function
  * symbols with a size, as [start, end) ranges in the running process
- * (load bias added), sorted.  No DWARF: inlined frames are the tools' job.
+ * (load bias added), sorted; and .eh_frame_hdr's function starts for the
+ * addresses no symbol covers.  No DWARF: inlined frames are the tools' job.
  *
  * Not signal-safe (reads files, allocates).  Runs at MPI_Finalize only.
  */
@@ -23,6 +24,68 @@ static int cmp_range(const void *a, const void *b)
 {
 	const struct hp_fn_range *x = a, *y = b;
 	return (x->start > y->start) - (x->start < y->start);
+}
+
+static int32_t rd_s32(const uint8_t *p)
+{
+	int32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* The file's .eh_frame_hdr search table (DW_EH_PE_datarel | sdata4, what
+ * every linker emits): every FDE's initial location, i.e. every function's
+ * start, with its end from the FDE's pc_range when its pc_begin is
+ * pcrel | sdata4 (else 0: up to the next entry).  Into out->u as file
+ * addresses: hp_syms_load adds the load bias. */
+static void load_unwind(const uint8_t *m, size_t len, const Elf64_Ehdr *eh, const Elf64_Shdr *sh,
+			struct hp_syms *out)
+{
+	if (eh->e_shstrndx == SHN_UNDEF || eh->e_shstrndx >= eh->e_shnum)
+		return;
+	const Elf64_Shdr *str = &sh[eh->e_shstrndx];
+	if (str->sh_offset + str->sh_size > len)
+		return;
+	const Elf64_Shdr *hdr = NULL, *ehf = NULL;
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		if (sh[i].sh_type == SHT_NOBITS || sh[i].sh_name >= str->sh_size ||
+		    sh[i].sh_offset + sh[i].sh_size > len)
+			continue;
+		const char *name = (const char *)m + str->sh_offset + sh[i].sh_name;
+		size_t room = str->sh_size - sh[i].sh_name;
+		if (!hdr && strnlen(name, room) == 13 && !memcmp(name, ".eh_frame_hdr", 13))
+			hdr = &sh[i];
+		else if (!ehf && strnlen(name, room) == 9 && !memcmp(name, ".eh_frame", 9))
+			ehf = &sh[i];
+	}
+	if (!hdr || hdr->sh_size < 12)
+		return;
+	const uint8_t *p = m + hdr->sh_offset;
+	if (p[0] != 1 || (p[1] & 0x0f) != 0x0b || p[2] != 0x03 || p[3] != 0x3b)
+		return;
+	uint32_t cnt;
+	memcpy(&cnt, p + 8, 4);
+	if (cnt == 0 || cnt > (hdr->sh_size - 12) / 8)
+		return;
+	struct hp_fn_range *u = malloc(sizeof(*u) * cnt);
+	if (!u)
+		return;
+	for (uint32_t i = 0; i < cnt; i++) {
+		const uint8_t *e = p + 12 + 8 * (size_t)i;
+		uint64_t lo = hdr->sh_addr + (uint64_t)(int64_t)rd_s32(e);
+		uint64_t fde = hdr->sh_addr + (uint64_t)(int64_t)rd_s32(e + 4), hi = 0;
+		if (ehf && fde >= ehf->sh_addr && fde - ehf->sh_addr + 16 <= ehf->sh_size) {
+			const uint8_t *q = m + ehf->sh_offset + (fde - ehf->sh_addr);
+			uint32_t range;
+			memcpy(&range, q + 12, 4);
+			if (rd_s32(q) != -1 && fde + 8 + (uint64_t)(int64_t)rd_s32(q + 8) == lo)
+				hi = lo + range;
+		}
+		u[i] = (struct hp_fn_range){lo, hi};
+	}
+	qsort(u, cnt, sizeof(*u), cmp_range);
+	out->u = u;
+	out->nu = cnt;
 }
 
 int hp_syms_load(const char *path, uint64_t bias, struct hp_syms *out)
@@ -56,8 +119,11 @@ int hp_syms_load(const char *path, uint64_t bias, struct hp_syms *out)
 				tab = &sh[i];
 				break;
 			}
-	if (!tab)
+	load_unwind(m, len, eh, sh, out);
+	if (!tab) {
+		rc = out->nu ? 0 : -1;
 		goto out;
+	}
 	size_t n = tab->sh_size / sizeof(Elf64_Sym), k = 0;
 	const Elf64_Sym *sym = (const Elf64_Sym *)(m + tab->sh_offset);
 	struct hp_fn_range *r = malloc(sizeof(*r) * (n ? n : 1));
@@ -82,6 +148,11 @@ int hp_syms_load(const char *path, uint64_t bias, struct hp_syms *out)
 	out->n = u;
 	rc = 0;
 out:
+	for (size_t i = 0; i < out->nu; i++) {
+		out->u[i].start += bias;
+		if (out->u[i].end)
+			out->u[i].end += bias;
+	}
 	munmap((void *)m, len);
 	return rc;
 }
@@ -96,14 +167,25 @@ uint64_t hp_syms_find(const struct hp_syms *s, uint64_t pc)
 		else
 			hi = mid;
 	}
-	if (lo == 0)
+	if (lo > 0 && pc < s->r[lo - 1].end)
+		return s->r[lo - 1].start;
+	/* no sized symbol here: the unwind table's entry */
+	lo = 0, hi = s->nu;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (s->u[mid].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || (s->u[lo - 1].end && pc >= s->u[lo - 1].end))
 		return 0;
-	const struct hp_fn_range *f = &s->r[lo - 1];
-	return pc < f->end ? f->start : 0;
+	return s->u[lo - 1].start;
 }
 
 void hp_syms_free(struct hp_syms *s)
 {
 	free(s->r);
+	free(s->u);
 	memset(s, 0, sizeof(*s));
 }

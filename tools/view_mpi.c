@@ -465,7 +465,12 @@ static struct imb_row *imbalance(struct hp_model *m, struct mview *v, size_t *n,
 				if (f.self_max <= 0)
 					continue; /* only total time: not a row of self time */
 				const struct sym_loc *l = sp ? sym_space__resolve(sp, f.addr, 0) : NULL;
-				rows[nr].fn = strdup(l ? (l->unknown ? l->where : l->frames[0].name) : "?");
+				/* named as the flat profile names it: "[module+0xSTART]" when
+				 * only the unwind table knows the function */
+				char nm[600];
+				if (l && l->unknown)
+					snprintf(nm, sizeof nm, "[%s]", l->where);
+				rows[nr].fn = strdup(l ? (l->unknown ? nm : l->frames[0].name) : "?");
 				rows[nr].min = f.self_min;
 				rows[nr].max = f.self_max;
 				rows[nr].sum = f.self_sum;

@@ -290,7 +290,28 @@ EOF
   "$H" report "$T/j" > "$T/text" || fail "hyprof report"
   for h in "Per-rank compensation" "MPI time by call site" "Point-to-point matrix" "Collectives by communicator size"; do
     grep -q "$h" "$T/text" || fail "the text report has no '$h'"
-  done ;;
+  done
+  # a stripped program (no symbol table: its functions are known from the
+  # unwind table only): the load-imbalance table still has the worker's hot
+  # function, named as the flat profile names it, [module+0xSTART]
+  if command -v objcopy > /dev/null; then
+    objcopy --strip-all "$B/mpi_pi_plain" "$T/pi_stripped" || fail "objcopy --strip-all"
+    hp 2 "$T/s" "$T/s.out" -- "$T/pi_stripped" 1500000
+    python3 - "$T/s.json" <<'EOF' || fail "the load imbalance of a stripped program"
+import json, sys
+rep = json.load(open(sys.argv[1]))
+flat = {f["name"]: f for f in rep["functions"] if f["name"].startswith("[pi_stripped+0x")}
+hot = max(flat.values(), key=lambda f: f["self"]) if flat else None
+imb = {r["function"]: r for r in rep["mpi_imbalance"]}
+row = imb.get(hot["name"]) if hot else None
+if not hot or not row:
+    sys.exit("stripped program: hottest own function %s, its imbalance row %s; rows: %s"
+             % (hot and hot["name"], row, sorted(imb)[:12]))
+if not (row["max_rank"] == 1 and row["min"] == 0):
+    sys.exit("stripped program: %s should run on the worker (rank 1) only: %s" % (hot["name"], row))
+print("ok: stripped program's %s in the imbalance table: max %.3f s on rank %d" % (hot["name"], row["max"], row["max_rank"]))
+EOF
+  fi ;;
 scenarios)
   fam=$1; np=$2
   # 5 us per probe pair: short calibration trials (mpi_scenarios tick())
