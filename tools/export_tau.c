@@ -396,6 +396,13 @@ static int write_thread(struct hp_model *m, const struct hp_threadinfo *ti,
 	kv_attr(out, "TID", buf);
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)ti->samples);
 	kv_attr(out, "hyprof samples", buf);
+	/* the cost section is the run's (summed over its processes and
+	 * threads), written into every thread's file: say so */
+	if (m->cost.n) {
+		snprintf(buf, sizeof(buf), "whole run (%d processes, %d threads), not this thread",
+			 m->nprocs, m->nthreads);
+		kv_attr(out, "hyprof cost scope", buf);
+	}
 	for (size_t i = 0; i < m->cost.n; i++) {
 		const struct hp_kv *kv = &m->cost.v[i];
 		char name[160];
