@@ -77,6 +77,9 @@ static struct {
 	/* prediction */
 	struct hp_pred pred;
 	double next_probes, next_sampling; /* forecast rates (s/s) of the open interval */
+	double next_mpi;         /* the MPI wrappers' forecast rate (s/s): last interval's */
+	double pred_mpi;         /* their predicted cost, summed over closed intervals */
+	double mpi_prev_s;       /* their cost at the last tick */
 	double cpu_rate;         /* the process's CPU seconds per second, last interval */
 	/* totals at the last tick, for interval deltas */
 	uint64_t prev_events, prev_meas_period, prev_taken, prev_handler, prev_skips;
@@ -157,6 +160,17 @@ HP_EXPORT void hp_cost_set_mpi_source(void (*fn)(double *wrappers_s, double *pig
 	__atomic_store_n(&mpi_costs, fn, __ATOMIC_RELEASE);
 }
 
+/* The wrappers' running cost (bookkeeping and piggyback; their start-up is
+ * not predicted, as the runtime's is not), 0 without them. */
+static double mpi_running_s(void)
+{
+	void (*mc)(double *, double *, double *) = __atomic_load_n(&mpi_costs, __ATOMIC_ACQUIRE);
+	double w = 0, p = 0, i = 0;
+	if (mc)
+		mc(&w, &p, &i);
+	return w + p;
+}
+
 /* TSC cycles per second: the calibration's, else the runtime's estimate. */
 static double run_tsc_hz(void)
 {
@@ -203,7 +217,7 @@ static double open_forecast(uint64_t now)
 {
 	if (!C.last_ns || now <= C.last_ns)
 		return 0;
-	return (C.next_probes + C.next_sampling) * (double)(now - C.last_ns) * 1e-9;
+	return (C.next_probes + C.next_sampling + C.next_mpi) * (double)(now - C.last_ns) * 1e-9;
 }
 
 void hp_cost_now(struct hp_cost_in *in, struct hp_cost *out)
@@ -245,7 +259,7 @@ void hp_cost_now(struct hp_cost_in *in, struct hp_cost *out)
 	in->startup_s = C.startup_s;
 	in->control_s = control_s();
 	in->live_s = (double)hp_live_cost_ns() * 1e-9;
-	in->predicted_s = C.pred.total + open_forecast(now);
+	in->predicted_s = C.pred.total + C.pred_mpi + open_forecast(now);
 	in->z = HP_COST_Z;
 	hp_cost_compute(in, out);
 }
@@ -314,6 +328,8 @@ static int cost_write(struct hp_writer *w, void *arg)
 	rc = kv_f(w, "predicted", c.predicted, rc);
 	rc = kv_f(w, "predicted.probes", C.pred.probes, rc);
 	rc = kv_f(w, "predicted.sampling", C.pred.sampling, rc);
+	if (in.mpi)
+		rc = kv_f(w, "predicted.mpi", C.pred_mpi, rc);
 	rc = kv_u(w, "predicted.intervals", C.pred.intervals, rc);
 	rc = kv_f(w, "predicted.guess_rate", C.pred.guess_rate, rc);
 	static const char *const fk[] = {"frac.direct", "frac.ideal", "frac.cache", "frac.probes",
@@ -519,12 +535,19 @@ static void tick(uint64_t now)
 	 * put when the program gets less of a CPU (a shared machine). */
 	hp_pred__close(&C.pred, hp_cpts.pred, n, new_from, hp_cpts.calls, hp_cpts.on_s,
 		       d_cpu > 0 ? d_cpu : dt, C.next_probes * dt, C.next_sampling * dt);
+	/* The MPI wrappers: predicted at the rate per CPU second they cost in
+	 * the interval before (none in the first: no call was known) */
+	double mpi_now = mpi_running_s();
+	double d_mpi = mpi_now > C.mpi_prev_s ? mpi_now - C.mpi_prev_s : 0;
+	C.pred_mpi += C.next_mpi * dt;
+	C.mpi_prev_s = mpi_now;
 	/* The program's own CPU rate for the budget: from the calibrated cost
 	 * (scaled by kappa), which unlike the sampled one is not noisy over a
 	 * 50 ms interval; smoothed over a few intervals. */
 	double model = C.kappa * ideal + sampling + (d_ctl > 0 ? d_ctl : 0);
 	double wrate = d_cpu > model ? (d_cpu - model) / dt : 0;
 	C.cpu_rate = d_cpu > 0 ? d_cpu / dt : 0;
+	C.next_mpi = d_cpu > 0 ? d_mpi / d_cpu * C.cpu_rate : 0;
 	C.work_rate = C.nint ? 0.7 * C.work_rate + 0.3 * wrate : wrate;
 	/* Per-interval statistics use the ideal cost, as the paper's Fig. 4
 	 * does: the sampled cost of a 50 ms interval is a handful of samples. */
@@ -702,7 +725,8 @@ static void state_reset(void)
 {
 	uint64_t now = hp_now_ns();
 	hp_pred__init(&C.pred, HP_PRED_GUESS_RATE);
-	C.next_probes = C.next_sampling = 0;
+	C.next_probes = C.next_sampling = C.next_mpi = C.pred_mpi = 0;
+	C.mpi_prev_s = mpi_running_s();
 	C.prev_events = C.prev_meas_period = C.prev_taken = C.prev_handler = C.prev_skips = 0;
 	C.nint = 0;
 	C.rate_sum = C.rate_sq = C.rate_max = 0;

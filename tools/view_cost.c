@@ -32,7 +32,7 @@ struct cost_sum {
 	double mpi_lo, mpi_hi, mpi_wrap, mpi_pb, mpi_init, mpi_sampled; /* the MPI wrappers' part */
 	uint64_t mpi_samples;
 	int mpi;                                                  /* some process had wrappers */
-	double predicted, pred_probes, pred_sampling, guess_rate;
+	double predicted, pred_probes, pred_sampling, pred_mpi, guess_rate;
 	uint64_t events, skipped, meas, taken, intervals, pred_intervals;
 	double ivl_avg_w, ivl_max, ivl_var_w; /* interval stats, weighted by intervals */
 	double kernel_us_w, kernel_err_w, handler_us_w; /* per-sample costs, weighted by samples */
@@ -102,6 +102,7 @@ static void cost_collect(const struct hp_model *m, struct cost_sum *s)
 		s->predicted += kvd(c, "predicted");
 		s->pred_probes += kvd(c, "predicted.probes");
 		s->pred_sampling += kvd(c, "predicted.sampling");
+		s->pred_mpi += kvd(c, "predicted.mpi");
 		s->guess_rate = kvd(c, "predicted.guess_rate");
 		s->pred_intervals += (uint64_t)kvd(c, "predicted.intervals");
 		s->events += (uint64_t)kvd(c, "probe_events");
@@ -497,10 +498,13 @@ void view_cost_text(struct hp_model *m, FILE *out)
 			secs(s.mpi_init, a, sizeof a), secs(s.mpi_sampled, b, sizeof b),
 			(unsigned long long)s.mpi_samples);
 	}
-	fprintf(out, "  predicted  %s (probes %s, sampling %s): first interval guessed at %.0f "
-		     "pairs per CPU second, then each probe point's observed rate (%llu intervals)\n",
-		secs(s.predicted, a, sizeof a), secs(s.pred_probes, b, sizeof b),
-		secs(s.pred_sampling, c, sizeof c), s.guess_rate, (unsigned long long)s.pred_intervals);
+	fprintf(out, "  predicted  %s (probes %s, sampling %s", secs(s.predicted, a, sizeof a),
+		secs(s.pred_probes, b, sizeof b), secs(s.pred_sampling, c, sizeof c));
+	if (s.mpi)
+		fprintf(out, ", mpi %s at the rate of the interval before", secs(s.pred_mpi, a, sizeof a));
+	fprintf(out, "): first interval guessed at %.0f pairs per CPU second, then each probe point's "
+		     "observed rate (%llu intervals)\n",
+		s.guess_rate, (unsigned long long)s.pred_intervals);
 	if (s.intervals) {
 		double avg = s.ivl_avg_w / (double)s.intervals;
 		double sd = sqrt(s.ivl_var_w / (double)s.intervals);
@@ -658,6 +662,8 @@ void view_cost_json(struct hp_model *m, struct json *j)
 	json__obj_begin(j);
 	jnum(j, "probes", s.pred_probes);
 	jnum(j, "sampling", s.pred_sampling);
+	if (s.mpi)
+		jnum(j, "mpi", s.pred_mpi);
 	jnum(j, "guess_rate", s.guess_rate);
 	json__key(j, "intervals");
 	json__uint(j, s.pred_intervals);

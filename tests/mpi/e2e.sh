@@ -282,6 +282,10 @@ for k, rk in (("wrappers", "wrapper_cost"), ("piggyback", "piggyback_cost")):
         sys.exit("cost.mpi.%s %.6f s, the ranks' %s sum to %.6f s" % (k, c[k], rk, want))
 if abs(c["low"] - (c["wrappers"] + c["piggyback"] + c["init"])) > 1e-9 or c["init"] <= 0:
     sys.exit("cost.mpi.low %s is not wrappers + piggyback + init (%s)" % (c["low"], c))
+pp = rep["cost"]["predicted_parts"]
+# (the total also holds the forecast of the interval open at the end)
+if not (pp.get("mpi", -1) >= 0 and pp["probes"] + pp["sampling"] + pp["mpi"] <= rep["cost"]["predicted"] + 1e-9):
+    sys.exit("cost.predicted %s is less than its parts %s" % (rep["cost"]["predicted"], pp))
 if not (c["high"] >= c["low"] + c["wrappers"] - 1e-9 and rep["cost"]["low"] >= c["low"] - 1e-9):
     sys.exit("cost.mpi.high %s or cost.low %s below the wrappers' part %s" % (c["high"], rep["cost"]["low"], c))
 print("ok: cost.mpi %.3f..%.3f ms (wrappers %.3f, piggyback %.3f, init %.3f ms; %d samples in their code)"
@@ -291,6 +295,17 @@ EOF
   for h in "Per-rank compensation" "MPI time by call site" "Point-to-point matrix" "Collectives by communicator size"; do
     grep -q "$h" "$T/text" || fail "the text report has no '$h'"
   done
+  # the wrappers' predicted cost follows their observed one on a run of
+  # many intervals (each predicted at the rate of the one before)
+  hp 2 "$T/pl" "$T/pl.out" --compensate parallel -- "$B/mpi_pingpong_check" 100000
+  python3 - "$T/pl.json" <<'EOF' || fail "the MPI wrappers' predicted cost"
+import json, sys
+c = json.load(open(sys.argv[1]))["cost"]
+run, pred = c["mpi"]["wrappers"] + c["mpi"]["piggyback"], c["predicted_parts"]["mpi"]
+if not (run > 0 and 0.25 * run <= pred <= 4 * run):
+    sys.exit("predicted %.4f s for the wrappers, which cost %.4f s" % (pred, run))
+print("ok: the wrappers cost %.4f s, predicted %.4f s" % (run, pred))
+EOF
   # a stripped program (no symbol table: its functions are known from the
   # unwind table only): the load-imbalance table still has the worker's hot
   # function, named as the flat profile names it, [module+0xSTART]
