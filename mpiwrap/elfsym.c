@@ -157,30 +157,31 @@ out:
 	return rc;
 }
 
+/* The number of ranges of v[0..n) (sorted by start) that start at or below
+ * pc: the one that may hold pc is the last of them. */
+static size_t at_or_below(const struct hp_fn_range *v, size_t n, uint64_t pc)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (v[mid].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 uint64_t hp_syms_find(const struct hp_syms *s, uint64_t pc)
 {
-	size_t lo = 0, hi = s->n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (s->r[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo > 0 && pc < s->r[lo - 1].end)
-		return s->r[lo - 1].start;
-	/* no sized symbol here: the unwind table's entry */
-	lo = 0, hi = s->nu;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (s->u[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || (s->u[lo - 1].end && pc >= s->u[lo - 1].end))
+	size_t k = at_or_below(s->r, s->n, pc);
+	if (k > 0 && pc < s->r[k - 1].end)
+		return s->r[k - 1].start;
+	/* no sized symbol here: the unwind table's entry (end 0: unknown) */
+	k = at_or_below(s->u, s->nu, pc);
+	if (k == 0 || (s->u[k - 1].end && pc >= s->u[k - 1].end))
 		return 0;
-	return s->u[lo - 1].start;
+	return s->u[k - 1].start;
 }
 
 void hp_syms_free(struct hp_syms *s)
