@@ -98,7 +98,6 @@ static inline void meas_sample(struct hp_thread *t, int kind, uint64_t period, i
 
 /* ---- the sample ---------------------------------------------------------- */
 
-
 static void insert_path(struct hp_thread *t, struct hp_thread_mem *m, int n, int truncated, uint64_t period,
 			int probe_ctx);
 
