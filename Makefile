@@ -23,7 +23,7 @@ demo: build
 
 check: DEPS_FLAGS = --browser
 check: build
-	@rc=0; (cd $(BUILD) && ctest --output-on-failure -j 2 --timeout 300) || rc=$$?; \
+	@rc=0; (cd $(BUILD) && ctest --output-on-failure -j 2 --timeout 900) || rc=$$?; \
 	sh scripts/ctest-skips.sh $(BUILD); exit $$rc
 
 bench: build
