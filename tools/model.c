@@ -45,6 +45,7 @@ struct mthread {
 	int use;             /* part of the model (not a per-rank duplicate) */
 	int part;            /* shown by --ranks (model__rank_tree) */
 	int merged;          /* a thread of a merged file (rank -1) */
+	int nranks;          /* merged: the ranks whose thread of this index it holds */
 };
 
 struct mpriv {
@@ -758,6 +759,7 @@ static int load_file(struct hp_model *m, struct mpriv *pv, struct hp_prof *p, in
 		ti->merged = (int)kv_num(&pt->kv, "merged_threads", 1);
 		if (ti->merged < 1)
 			ti->merged = 1;
+		mt->nranks = mt->merged ? (int)kv_num(&pt->kv, "merged_ranks", 1) : 1;
 		double ts = kv_num(&pt->kv, "start_ns", 0), te = kv_num(&pt->kv, "end_ns", 0);
 		ti->wall = te > ts ? (te - ts) * 1e-9 : ri->wall_raw;
 		ti->cpu = kv_num(&pt->kv, "cpu_ns", 0) * 1e-9;
@@ -1033,8 +1035,8 @@ int model__load_opts(struct hp_model *m, const char *path, unsigned opts, char *
 
 	/* threads, counting those the runtime merged into one record */
 	m->nthreads = 0;
-	for (size_t t = 0; t < m->nthreadinfo; t++)
-		m->nthreads += m->threads[t].merged;
+	for (size_t t = 0; t < m->nthreadinfo; t++) /* a merged file's: every rank's */
+		m->nthreads += m->threads[t].merged > pv->th[t].nranks ? m->threads[t].merged : pv->th[t].nranks;
 	m->funcs = mb__funcs(pv->b, &m->nfuncs);
 	m->root = model__tree(m, -1, -1);
 	m->total = m->root->total;

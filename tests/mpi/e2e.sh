@@ -509,6 +509,11 @@ if sorted(x["rank"] for x in m["ranks"]) != list(range(np_)):
     bad.append("ranks of the merged profile: %s" % [x["rank"] for x in m["ranks"]])
 if (m.get("cost") or {}).get("processes") != np_:
     bad.append("the cost section counts %s processes, want %d" % ((m.get("cost") or {}).get("processes"), np_))
+# the merge puts thread k of every rank into one record: the header still
+# counts every rank's threads
+if m.get("threads") != r.get("threads") or m.get("processes") != r.get("processes"):
+    bad.append("merged: %s processes, %s threads; the per-rank files: %s, %s"
+               % (m.get("processes"), m.get("threads"), r.get("processes"), r.get("threads")))
 def calls(rep, fn):
     return sum(f["calls"] or 0 for f in rep["functions"] if f["name"] == fn)
 for fn in ["curve", "below"]:
