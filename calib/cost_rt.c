@@ -160,14 +160,24 @@ HP_EXPORT void hp_cost_set_mpi_source(void (*fn)(double *wrappers_s, double *pig
 	__atomic_store_n(&mpi_costs, fn, __ATOMIC_RELEASE);
 }
 
+/* The wrappers' costs now, in seconds (zeros without them).  Returns 1
+ * when the wrappers are there. */
+static int mpi_read(double *wrappers_s, double *piggyback_s, double *init_s)
+{
+	void (*mc)(double *, double *, double *) = __atomic_load_n(&mpi_costs, __ATOMIC_ACQUIRE);
+	*wrappers_s = *piggyback_s = *init_s = 0;
+	if (!mc)
+		return 0;
+	mc(wrappers_s, piggyback_s, init_s);
+	return 1;
+}
+
 /* The wrappers' running cost (bookkeeping and piggyback; their start-up is
  * not predicted, as the runtime's is not), 0 without them. */
 static double mpi_running_s(void)
 {
-	void (*mc)(double *, double *, double *) = __atomic_load_n(&mpi_costs, __ATOMIC_ACQUIRE);
-	double w = 0, p = 0, i = 0;
-	if (mc)
-		mc(&w, &p, &i);
+	double w, p, i;
+	mpi_read(&w, &p, &i);
 	return w + p;
 }
 
@@ -239,11 +249,7 @@ void hp_cost_now(struct hp_cost_in *in, struct hp_cost *out)
 	uint64_t total_period = strcmp(hp_rt.source_unit, "ns") ? sample_period_total() : 0;
 	in->direct_s = sampled_s(tt.meas_period, in->cpu_s, total_period);
 	in->direct_samples = tt.meas_samples;
-	void (*mc)(double *, double *, double *) = __atomic_load_n(&mpi_costs, __ATOMIC_ACQUIRE);
-	if (mc) {
-		in->mpi = 1;
-		mc(&in->mpi_wrap_s, &in->mpi_pb_s, &in->mpi_init_s);
-	}
+	in->mpi = mpi_read(&in->mpi_wrap_s, &in->mpi_pb_s, &in->mpi_init_s);
 	in->mpi_sampled_s = sampled_s(tt.mpi_period, in->cpu_s, total_period);
 	in->mpi_samples = tt.mpi_samples;
 	in->samples_taken = tt.taken;
