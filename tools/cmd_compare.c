@@ -27,25 +27,6 @@
 #include "tools/model.h"
 #include "tools/util.h"
 
-/* Did any probe count a call in this tree?  (calls is -1 everywhere when
- * no probe ran.) */
-static int probes_ran(const struct hp_tnode *root)
-{
-	/* preorder without recursion (call paths can be thousands deep) */
-	for (const struct hp_tnode *n = root; n;) {
-		if (n->calls > 0)
-			return 1;
-		if (n->child) {
-			n = n->child;
-			continue;
-		}
-		while (n && n != root && !n->sibling)
-			n = n->parent;
-		n = n && n != root ? n->sibling : NULL;
-	}
-	return 0;
-}
-
 int cmd_compare(int argc, char **argv);
 
 enum { C_JSON = 1000, C_TOP, C_THRESHOLD, C_RAW, C_HTML, C_OUT, C_NOFOLD };
@@ -335,8 +316,7 @@ int cmd_compare(int argc, char **argv)
 	}
 	/* a measured side whose program ran no probe (no -finstrument-functions,
 	 * no region) has the sampled tree: nothing to project onto */
-	int meas[2] = {strcmp(m[0].mode, "measured") == 0 && probes_ran(m[0].root),
-		       strcmp(m[1].mode, "measured") == 0 && probes_ran(m[1].root)};
+	int meas[2] = {m[0].timed, m[1].timed};
 	/* projection: the non-measured side onto the measured side's functions */
 	struct keep keep[2];
 	memset(keep, 0, sizeof keep);
