@@ -716,7 +716,14 @@ static int controller_spawn(pthread_create_fn real)
 	pthread_attr_init(&a);
 	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&a, 64 * 1024);
+	/* Blocked from its first instruction (inherited), as the live thread:
+	 * a process-directed signal of the program (SIGALRM of setitimer, a
+	 * kill) must never run the program's handler on this thread. */
+	sigset_t all, old;
+	sigfillset(&all);
+	hp_sigmask_real(SIG_SETMASK, &all, &old);
 	int rc = real(&C.thread, &a, controller, NULL);
+	hp_sigmask_real(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&a);
 	if (rc) {
 		__atomic_store_n(&C.running, 0, __ATOMIC_SEQ_CST);

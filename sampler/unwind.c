@@ -217,6 +217,55 @@ static int walk_fp(struct hp_thread_mem *m, void *ucontext, int *truncated)
 	return finish(m, n, complete, truncated);
 }
 
+/* The interrupted PC has no unwind entry (code copied or generated into an
+ * anonymous executable mapping, a JIT): libunwind stops at it and the
+ * sample would hang at the root as a lone [unknown].  Such code is most
+ * often a leaf that has pushed nothing: take the word at the interrupted SP
+ * as its return address when libunwind knows the code it points into, and
+ * walk on from there.  Reads stay inside the thread's recorded stack; a
+ * wrong guess only costs the callers (the fault recovery of hp_unwind()
+ * covers the rest).  Returns the frames now in m->trace, or 0. */
+static int walk_noinfo_leaf(struct hp_thread_mem *m, void *ucontext, int *truncated)
+{
+	const ucontext_t *uc = ucontext;
+	uint64_t pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+	unw_proc_info_t pi;
+	unw_cursor_t c;
+	if (pc == 0 || sp < m->stack_lo || sp + 8 > m->stack_hi || (sp & 7))
+		return 0;
+	/* only when the leaf really has no unwind entry: libunwind then
+	 * answers with an error or a made-up entry of one byte */
+	if (unw_init_local2(&c, (unw_context_t *)ucontext, UNW_INIT_SIGNAL_FRAME) < 0)
+		return 0;
+	if (unw_get_proc_info(&c, &pi) == 0 && pi.end_ip - pi.start_ip > 1)
+		return 0;
+	uint64_t ret = *(const uint64_t *)sp;
+	ucontext_t cp = *uc;
+	cp.uc_mcontext.gregs[REG_RIP] = (greg_t)ret;
+	cp.uc_mcontext.gregs[REG_RSP] = (greg_t)(sp + 8);
+	if (ret == 0 || unw_init_local2(&c, (unw_context_t *)&cp, 0) < 0 ||
+	    unw_get_proc_info(&c, &pi) < 0 || pi.end_ip - pi.start_ip <= 1 ||
+	    ret <= pi.start_ip || ret > pi.end_ip)
+		return 0;
+	int n = 0, complete = 0;
+	m->trace[n++] = pc;
+	m->trace[n++] = ret;
+	m->walk_n = n;
+	for (;;) {
+		unw_word_t ip;
+		if (unw_step(&c) <= 0 || unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0) {
+			complete = 1;
+			break;
+		}
+		if (n >= HP_UNWIND_MAX)
+			break;
+		m->trace[n++] = ip;
+		m->walk_n = n;
+	}
+	return finish(m, n, complete, truncated);
+}
+
 int hp_unwind(struct hp_thread_mem *m, void *uc, int *truncated)
 {
 	*truncated = 0;
@@ -238,6 +287,14 @@ int hp_unwind(struct hp_thread_mem *m, void *uc, int *truncated)
 		n = walk_fp(m, uc, truncated);
 	else if ((n = walk_trace(m, uc, truncated)) < 0)
 		n = walk_step(m, uc, truncated);
+	if (n == 1 && method != HP_UNWIND_FP) {
+		/* the leaf alone: no unwind entry for it? */
+		int t2 = 0, k = walk_noinfo_leaf(m, uc, &t2);
+		if (k > 1) {
+			n = k;
+			*truncated = t2;
+		}
+	}
 	m->unwinding = 0;
 	return n;
 }

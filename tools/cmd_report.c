@@ -227,7 +227,7 @@ static void print_header(struct hp_model *m, FILE *out)
 			fprintf(out, "overhead  %s\n", buf);
 	}
 	fprintf(out, "join      %s\n", m->join_note);
-	uint64_t ps[3] = {0, 0, 0};
+	uint64_t ps[4] = {0, 0, 0, 0};
 	if (view_probe_stack)
 		view_probe_stack(m, ps);
 	if (ps[0] || ps[1] || ps[2])
@@ -235,6 +235,10 @@ static void print_header(struct hp_model *m, FILE *out)
 			     "calls right after one may sit under stale frames; %llu calls past the shadow "
 			     "stack's depth (counted, not timed); %llu calls by signal handlers not recorded\n",
 			(unsigned long long)ps[0], (unsigned long long)ps[1], (unsigned long long)ps[2]);
+	if (ps[3])
+		fprintf(out, "probes    %llu calls found their thread's probe tree full (--max-nodes): each is "
+			     "counted as a call of its caller, whose node is marked [truncated]\n",
+			(unsigned long long)ps[3]);
 	if (m->partial)
 		fprintf(out, "WARNING   partial profile: a process wrote its data on a crash or exec; "
 			     "some data may be missing\n");
@@ -379,7 +383,7 @@ static int report_json(struct hp_model *m, int pretty, int top, double min_pct, 
 	json__key_num(j, "duration", m->duration);
 	json__key_bool(j, "partial", m->partial);
 	json__key_str(j, "join", m->join_note);
-	uint64_t ps[3] = {0, 0, 0};
+	uint64_t ps[4] = {0, 0, 0, 0};
 	if (view_probe_stack)
 		view_probe_stack(m, ps);
 	json__key(j, "probe_stack");
@@ -390,6 +394,8 @@ static int report_json(struct hp_model *m, int pretty, int top, double min_pct, 
 	json__uint(j, ps[1]);
 	json__key(j, "nested_lost");
 	json__uint(j, ps[2]);
+	json__key(j, "tree_full");
+	json__uint(j, ps[3]);
 	json__obj_end(j);
 	json__key_num(j, "total", m->total);
 	json__key(j, "functions");

@@ -409,6 +409,21 @@ static void mdfs(struct mb *b, const struct pnode *q, struct hp_tnode *t, double
 		n->sampled_self += (double)c->period * spp;
 		n->samples += (double)c->samples;
 		mdfs(b, c, n, c2s, spp, use_raw);
+		/* A frame still open when the file was written (a live snapshot,
+		 * a thread still running at exit) has no inclusive time of its
+		 * own yet: give it at least what its closed descendants took,
+		 * or the root total (and every percentage) is 0. */
+		if (c->incl == 0 && c->calls > 0) {
+			double t = n->self, tr = n->self_raw;
+			for (struct hp_tnode *k = n->child; k; k = k->sibling) {
+				t += k->total;
+				tr += k->total_raw;
+			}
+			if (n->total < t)
+				n->total = t;
+			if (n->total_raw < tr)
+				n->total_raw = tr;
+		}
 	}
 }
 

@@ -30,9 +30,9 @@ struct comp_sum {
 	char excluded[512];
 };
 
-void view_probe_stack(const struct hp_model *m, uint64_t v[3])
+void view_probe_stack(const struct hp_model *m, uint64_t v[4])
 {
-	v[0] = v[1] = v[2] = 0;
+	v[0] = v[1] = v[2] = v[3] = 0;
 	for (size_t i = 0; i < m->nprofs; i++) {
 		const struct hp_section *sec = hp_prof_section(m->profs[i], HP_SEC_COUNTING);
 		struct hp_kvlist kv = {0};
@@ -41,6 +41,7 @@ void view_probe_stack(const struct hp_model *m, uint64_t v[3])
 		v[0] += hp_kv_u64(&kv, "exit_mismatch", 0);
 		v[1] += hp_kv_u64(&kv, "stack_overflow", 0);
 		v[2] += hp_kv_u64(&kv, "nested_lost", 0);
+		v[3] += hp_kv_u64(&kv, "tree_full", 0);
 		hp_kv_free(&kv);
 	}
 }

@@ -25,8 +25,9 @@ HP_WEAK void view_comp_json(struct hp_model *m, struct json *j);
 /* The probes' shadow-stack events, every mode (COUNTING sections summed):
  * v[0] exits that matched no entry (longjmp, an unseen entry), v[1] calls
  * past the stack's depth, v[2] calls a signal handler made while a probe
- * was inserting a node (not recorded).  counting/. */
-HP_WEAK void view_probe_stack(const struct hp_model *m, uint64_t v[3]);
+ * was inserting a node (not recorded), v[3] calls that found the probe
+ * tree full (counted on their caller).  counting/. */
+HP_WEAK void view_probe_stack(const struct hp_model *m, uint64_t v[4]);
 /* Cost section: observed range, predicted, by function.  tools/view_cost.c */
 HP_WEAK void view_cost_text(struct hp_model *m, FILE *out);
 HP_WEAK void view_cost_json(struct hp_model *m, struct json *j);

@@ -173,6 +173,39 @@ else
 	ok "8: pthread_exit in main: the process ended, live file ended"
 fi
 
+# ---- 9. measured mode: frames still open at the snapshot ------------------------
+# main is open (its exit probe has not run): its time is its closed
+# children's at least, not 0 (a snapshot once read "total 0 s")
+CNT=$HYPROF_TEST_BIN/cnt_signals
+if [ -x "$CNT" ]; then
+	HYPROF_LIVE_INTERVAL=0.3 "$HYPROF_BIN" run -q -o "$T/meas" --mode measured -- "$CNT" 2000000000 >/dev/null 2>&1 &
+	P=$!
+	PIDS="$PIDS $P"
+	L=$T/meas/.live/cnt_signals.$P.hyp
+	if wait_for "$L" 5; then
+		sleep 1
+		kill -9 "$P"
+		wait "$P" 2>/dev/null
+		"$HYPROF_BIN" report --json "$T/meas/.live" >"$T/meas.json" 2>"$T/meas.err" || fail "9: report --json of the snapshot: $(head -2 "$T/meas.err")"
+		python3 - "$T/meas.json" <<'EOF' && ok "9: measured snapshot: open main holds its children's time" || fail "9: measured snapshot"
+import json, sys
+r = json.load(open(sys.argv[1]))
+def find(n, name):
+    if n.get("name") == name:
+        return n
+    for c in n.get("children", []):
+        f = find(c, name)
+        if f:
+            return f
+main, step = find(r["tree"], "main"), find(r["tree"], "step")
+print("main %s, step %s" % (main and (main["calls"], main["total"]), step and (step["calls"], step["total"])))
+sys.exit(0 if main and step and step["total"] > 0 and main["total"] >= step["total"] and main["total_pct"] > 90 else 1)
+EOF
+	else
+		fail "9: no live file $L"
+	fi
+fi
+
 # ---- 7. watch's errors -------------------------------------------------------------
 expect() { # expect STATUS PATTERN -- ARGS
 	local want=$1 pat=$2; shift 3

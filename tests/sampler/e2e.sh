@@ -423,6 +423,23 @@ badstack)
 		check drops "$W/r.json" 1
 	done
 	;;
+jit)
+	# Code without unwind information (copied into an anonymous executable
+	# page, as a JIT emits it): its samples keep their callers,
+	# main/call_jit/[unknown], in each part's share of the CPU time (with
+	# libunwind; the frame-pointer walks, fp and kernel, lose the caller of
+	# any frameless leaf, as documented).
+	[ "$(uname -m)" = x86_64 ] || { echo "skip: the copied code is x86-64"; exit 77; }
+	for unw in libunwind; do
+		rm -rf "$W/p" "$W/cpu"
+		prof "$W/p" HP_TEST_CPU="$W/cpu" HYPROF_UNWIND=$unw HYPROF_FREQ=1000 "$T/jit" 300 >/dev/null ||
+			fail "jit ($unw) exited $?"
+		report "$W/p" "$W/r.json"
+		echo "jit, $unw:"
+		check cpu "$W/r.json" "$W/cpu" 6
+		check path "$W/r.json" main/call_jit "$(awk '$1 == "call_jit" {j = $2} {t += $2} END {printf "%.1f", 100 * j / t}' "$W/cpu")" 6
+	done
+	;;
 eintr)
 	# A user-only event ("task-clock:u") never interrupts a system call.
 	# (Kernel-inclusive sampling may, as any SIGPROF profiler: a few per
