@@ -65,10 +65,18 @@ double hp_dist_median_err(const struct hp_dist *d);
 HP_EXPORT extern struct hp_calib hp_calib;
 
 /* The MPI wrappers' costs for the cost system's range (calib/cost_rt.c):
- * libhyprof_mpi.so registers `fn`, which returns the seconds its
- * bookkeeping (calls x calibrated cost), piggyback work and delay
- * exchanges (timed), and start-up charged as overhead in this process. */
-HP_EXPORT void hp_cost_set_mpi_source(void (*fn)(double *wrappers_s, double *piggyback_s, double *init_s));
+ * libhyprof_mpi.so registers `fn`, which fills, in seconds of this
+ * process, what it charged as overhead: its bookkeeping (calls x
+ * calibrated cost), piggyback work and delay exchanges (timed) and
+ * start-up; and, with parallel compensation, the waiting the measurement
+ * induced here: the raw waits minus the waits approximated without
+ * measurement (positive net), time this process spent waiting for ranks
+ * that measurement delayed. */
+struct hp_mpi_cost {
+	double wrappers_s, piggyback_s, init_s;
+	double induced_wait_s;
+};
+HP_EXPORT void hp_cost_set_mpi_source(void (*fn)(struct hp_mpi_cost *out));
 
 /* Delivery cost of one asynchronous sample (calib/calib_sample.c): trials
  * of a loop slowed by a 50 us task-clock overflowing into an empty handler

@@ -77,6 +77,7 @@ struct hp_cost_in {
 	int mpi;                 /* the wrappers are there (the values below mean something) */
 	double mpi_wrap_s, mpi_pb_s, mpi_init_s;
 	double mpi_sampled_s;
+	double mpi_induced_s;    /* waiting induced by other ranks' measurement (parallel compensation) */
 	uint64_t mpi_samples;
 	/* prediction (cost_pred below), carried through */
 	double predicted_s;

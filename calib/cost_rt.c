@@ -153,22 +153,22 @@ static double sampled_s(uint64_t period, double cpu_s, uint64_t total_period)
 
 /* The MPI wrappers' costs (libhyprof_mpi.so registers the source when it
  * starts; none without it). */
-static void (*mpi_costs)(double *wrappers_s, double *piggyback_s, double *init_s);
+static void (*mpi_costs)(struct hp_mpi_cost *out);
 
-HP_EXPORT void hp_cost_set_mpi_source(void (*fn)(double *wrappers_s, double *piggyback_s, double *init_s))
+HP_EXPORT void hp_cost_set_mpi_source(void (*fn)(struct hp_mpi_cost *out))
 {
 	__atomic_store_n(&mpi_costs, fn, __ATOMIC_RELEASE);
 }
 
 /* The wrappers' costs now, in seconds (zeros without them).  Returns 1
  * when the wrappers are there. */
-static int mpi_read(double *wrappers_s, double *piggyback_s, double *init_s)
+static int mpi_read(struct hp_mpi_cost *m)
 {
-	void (*mc)(double *, double *, double *) = __atomic_load_n(&mpi_costs, __ATOMIC_ACQUIRE);
-	*wrappers_s = *piggyback_s = *init_s = 0;
+	void (*mc)(struct hp_mpi_cost *) = __atomic_load_n(&mpi_costs, __ATOMIC_ACQUIRE);
+	memset(m, 0, sizeof(*m));
 	if (!mc)
 		return 0;
-	mc(wrappers_s, piggyback_s, init_s);
+	mc(m);
 	return 1;
 }
 
@@ -176,9 +176,9 @@ static int mpi_read(double *wrappers_s, double *piggyback_s, double *init_s)
  * not predicted, as the runtime's is not), 0 without them. */
 static double mpi_running_s(void)
 {
-	double w, p, i;
-	mpi_read(&w, &p, &i);
-	return w + p;
+	struct hp_mpi_cost m;
+	mpi_read(&m);
+	return m.wrappers_s + m.piggyback_s;
 }
 
 /* TSC cycles per second: the calibration's, else the runtime's estimate. */
@@ -249,7 +249,12 @@ void hp_cost_now(struct hp_cost_in *in, struct hp_cost *out)
 	uint64_t total_period = strcmp(hp_rt.source_unit, "ns") ? sample_period_total() : 0;
 	in->direct_s = sampled_s(tt.meas_period, in->cpu_s, total_period);
 	in->direct_samples = tt.meas_samples;
-	in->mpi = mpi_read(&in->mpi_wrap_s, &in->mpi_pb_s, &in->mpi_init_s);
+	struct hp_mpi_cost m;
+	in->mpi = mpi_read(&m);
+	in->mpi_wrap_s = m.wrappers_s;
+	in->mpi_pb_s = m.piggyback_s;
+	in->mpi_init_s = m.init_s;
+	in->mpi_induced_s = m.induced_wait_s;
 	in->mpi_sampled_s = sampled_s(tt.mpi_period, in->cpu_s, total_period);
 	in->mpi_samples = tt.mpi_samples;
 	in->samples_taken = tt.taken;
@@ -327,6 +332,7 @@ static int cost_write(struct hp_writer *w, void *arg)
 		rc = kv_f(w, "mpi.piggyback", in.mpi_pb_s, rc);
 		rc = kv_f(w, "mpi.init", in.mpi_init_s, rc);
 		rc = kv_f(w, "mpi.sampled", in.mpi_sampled_s, rc);
+		rc = kv_f(w, "mpi.induced_wait", in.mpi_induced_s, rc);
 		rc = kv_u(w, "mpi.samples", in.mpi_samples, rc);
 	}
 	rc = kv_f(w, "low", c.low, rc);

@@ -44,8 +44,13 @@ static void setup_costs(int pmode)
 		hp_probe_g.comp.sample_kernel =
 			round_u64(ns_to_cycles(hp_calib.sample_kernel.median));
 	}
-	/* the handler charges it per signal (struct hp_thread comp_cycles) */
-	hp_rt.sig_kernel_cyc = hp_probe_g.comp.sample_kernel;
+	/* the handler charges it per signal (struct hp_thread comp_cycles):
+	 * whenever costs are compensated, in any mode, since the MPI wrappers
+	 * add comp_cycles to the overhead and the delay (mpiwrap/mpiwrap.h
+	 * hp_sampler_fold) */
+	hp_rt.sig_kernel_cyc = hp_rt.cfg.compensate != HP_COMP_NONE
+				       ? round_u64(ns_to_cycles(hp_calib.sample_kernel.median))
+				       : 0;
 	/* In-situ recalibration (counting/probe.c): measured mode, when the
 	 * start-up calibration ran (it resolves what the bursts call).
 	 * HYPROF_RECAL_MS=0 turns it off. */

@@ -162,14 +162,17 @@ static int own_text(struct dl_phdr_info *info, size_t size, void *arg)
 
 /* The wrappers' part of the cost system's range (calib/cost_rt.c): what
  * they charged as overhead, in seconds. */
-static void mpi_costs(double *wrappers_s, double *piggyback_s, double *init_s)
+static void mpi_costs(struct hp_mpi_cost *m)
 {
 	struct hp_mpi_totals t;
 	hp_mpi_summary(&t);
 	double s = hp_mpi.ns_per_cyc * 1e-9;
-	*wrappers_s = (double)t.wrap_cyc * s;
-	*piggyback_s = (double)t.pb_cyc * s;
-	*init_s = (double)hp_mpi.init_cyc * s;
+	m->wrappers_s = (double)t.wrap_cyc * s;
+	m->piggyback_s = (double)t.pb_cyc * s;
+	m->init_s = (double)hp_mpi.init_cyc * s;
+	/* only parallel compensation approximates the waits without measurement */
+	if (hp_mpi.comp == HP_COMP_PARALLEL && t.wait_raw > t.wait_comp)
+		m->induced_wait_s = (double)(t.wait_raw - t.wait_comp) * s;
 }
 
 /* HYPROF_MPI_PACK_MAX and HYPROF_MPI_REQUESTS come from the runtime's
@@ -235,6 +238,7 @@ static void setup(void)
 	hp_mpi.pb_compact = hp_mpi.pb_on && hp_mpi.pb_size == HP_PB_BASE && -all[5] > 0;
 	hp_req_clear_ext(hp_mpi.ext != NULL);
 	hp_mpi.comp = comp;
+	hp_mpi.fold = comp != HP_COMP_NONE;
 
 	/* nodes and clocks */
 	hp_mpi.node = node_id();
@@ -276,6 +280,7 @@ static void start(void *ra)
 		 * (it synchronises), so the approximated execution starts there
 		 * too: the delay counts from here, and the walls of the report
 		 * run from here to MPI_Finalize (docs/mpi.md). */
+		hp_sampler_fold(main_mt); /* the samples before MPI_Init are in o_init */
 		hp_mpi.o_init = *main_mt->o;
 		*main_mt->x = 0;
 	}
@@ -370,6 +375,8 @@ int hp_w_finalize(void *ra, __typeof__(&PMPI_Finalize) pmpi)
 	if (mt)
 		mt->depth = 1; /* nothing below is the program's MPI */
 	hp_orphans_poll(mt);
+	if (mt)
+		hp_sampler_fold(mt);
 	hp_mpi.t_fin = hp_rdtsc();
 	fin.t_end = hp_mpi.t_fin;
 	fin.x = main_mt ? *main_mt->x : 0;

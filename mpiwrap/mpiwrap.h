@@ -153,6 +153,7 @@ struct hp_mpi {
 	int active;                  /* between MPI_Init and MPI_Finalize */
 	int initialized;             /* MPI_Init done (stays 1 after Finalize) */
 	int comp;                    /* HP_COMP_* in effect on every rank */
+	int fold;                    /* comp != none: the samples' cost joins o_p and x_p */
 	int pb_on;                   /* messages carry a piggyback */
 	int foreign;                 /* a communicator reaches another world: some carry none */
 	uint32_t pb_size;            /* its bytes on the wire */
@@ -207,8 +208,33 @@ struct hp_call {
 	uint64_t bytes;              /* user bytes moved by this call */
 	int peer;                    /* world rank of the peer, -1 if none or many */
 	int64_t wait_raw, wait_comp; /* cycles */
+	uint64_t comp0;              /* the thread's comp_cycles at entry (hp_sampler_fold) */
 	struct hp_site *site;
 };
+
+/* The sampler's cost joins the overhead o_p and the delay x_p, as the
+ * probes' and the wrappers' do: a sample delays the process as much as a
+ * probe does (ALGORITHMS.md section 4 counts all measurement).  The signal
+ * handler only adds to its thread's comp_cycles (handler time plus the
+ * calibrated kernel part per signal); the thread itself moves the new part
+ * into o_p and x_p here, at the entry of each wrapped call, so the rules'
+ * read-modify-write of x_p never races with a handler.  Returns the
+ * thread's comp_cycles (the samples taken during the call are folded at
+ * hp_call_leave()). */
+static inline uint64_t hp_sampler_fold(struct hp_mt *mt)
+{
+	struct hp_thread *t = mt->t;
+	if (!t || !hp_mpi.fold)
+		return 0;
+	uint64_t now = __atomic_load_n(&t->comp_cycles, __ATOMIC_RELAXED);
+	uint64_t d = now - t->comp_folded;
+	if (d) {
+		t->comp_folded = now;
+		*mt->o += d;
+		*mt->x += d;
+	}
+	return now;
+}
 
 /* Enter a wrapper: returns 0 when the call must just be passed to PMPI
  * (MPI not initialised by us, or a nested call), 1 otherwise. */
@@ -227,6 +253,7 @@ static inline int hp_call_enter(struct hp_call *c, uint32_t fn, void *ra)
 	mt->depth = 1;
 	mt->call = c; /* issue 6 */
 	c->mt = mt;
+	c->comp0 = hp_sampler_fold(mt);
 	c->fn = fn;
 	c->ra = ra;
 	c->t1 = c->t0 = hp_rdtsc();

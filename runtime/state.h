@@ -93,6 +93,9 @@ struct hp_thread {
 	uint64_t comp_cycles;          /* handler cycles plus hp_rt.sig_kernel_cyc per signal:
 					* what the samples cost the intervals they land in
 					* (counting/comp.h, S) */
+	uint64_t comp_folded;          /* comp_cycles already added to overhead and delay
+					* by the MPI wrappers (mpiwrap/mpiwrap.h
+					* hp_sampler_fold; this thread only) */
 	uint64_t stack_overflow;       /* probe entries past HP_STACK_MAX */
 	uint64_t exit_mismatch;        /* exits that did not match the top frame */
 	struct hp_source_thread src;

@@ -428,6 +428,7 @@ void hp_threads_close_all(void)
 static void reset_counters(struct hp_thread *t)
 {
 	t->samples = t->meas_samples = t->meas_period = t->handler_cycles = t->comp_cycles = 0;
+	t->comp_folded = 0;
 	t->mpi_samples = t->mpi_period = 0;
 	memset(t->dropped, 0, sizeof(t->dropped));
 	t->stack_overflow = t->exit_mismatch = 0;

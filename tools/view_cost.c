@@ -30,6 +30,7 @@ struct cost_sum {
 	double samp_var;    /* sum of the processes' sampling.err^2 (independent calibrations) */
 	double startup, control, live, fixed, low, high;
 	double mpi_lo, mpi_hi, mpi_wrap, mpi_pb, mpi_init, mpi_sampled; /* the MPI wrappers' part */
+	double mpi_induced;                                       /* waiting induced (high only) */
 	uint64_t mpi_samples;
 	int mpi;                                                  /* some process had wrappers */
 	double predicted, pred_probes, pred_sampling, pred_mpi, guess_rate;
@@ -95,6 +96,7 @@ static void cost_collect(const struct hp_model *m, struct cost_sum *s)
 			s->mpi_pb += kvd(c, "mpi.piggyback");
 			s->mpi_init += kvd(c, "mpi.init");
 			s->mpi_sampled += kvd(c, "mpi.sampled");
+			s->mpi_induced += kvd(c, "mpi.induced_wait");
 			s->mpi_samples += (uint64_t)kvd(c, "mpi.samples");
 		}
 		s->low += kvd(c, "low");
@@ -494,9 +496,13 @@ void view_cost_text(struct hp_model *m, FILE *out)
 			     "timed, ",
 			secs(s.mpi_lo, a, sizeof a), secs(s.mpi_hi, b, sizeof b), secs(s.mpi_wrap, c, sizeof c),
 			secs(s.mpi_pb, d, sizeof d));
-		fprintf(out, "start-up %s; sampled in the wrappers' code %s, %llu samples)\n",
+		fprintf(out, "start-up %s; sampled in the wrappers' code %s, %llu samples",
 			secs(s.mpi_init, a, sizeof a), secs(s.mpi_sampled, b, sizeof b),
 			(unsigned long long)s.mpi_samples);
+		if (s.mpi_induced > 0)
+			fprintf(out, "; high adds %s of waiting for ranks that measurement delayed",
+				secs(s.mpi_induced, a, sizeof a));
+		fprintf(out, ")\n");
 	}
 	fprintf(out, "  predicted  %s (probes %s, sampling %s", secs(s.predicted, a, sizeof a),
 		secs(s.pred_probes, b, sizeof b), secs(s.pred_sampling, c, sizeof c));
@@ -636,6 +642,7 @@ void view_cost_json(struct hp_model *m, struct json *j)
 		jnum(j, "piggyback", s.mpi_pb);
 		jnum(j, "init", s.mpi_init);
 		jnum(j, "sampled", s.mpi_sampled);
+		jnum(j, "induced_wait", s.mpi_induced);
 		json__key(j, "samples");
 		json__uint(j, s.mpi_samples);
 		json__obj_end(j);

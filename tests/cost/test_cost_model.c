@@ -122,8 +122,15 @@ static const struct range_case range_cases[] = {
 	  .sample_s = 30e-6, .handler_s = 0.002, .mpi = 1, .mpi_wrap_s = 0.001, .mpi_pb_s = 0.002},
 	 0.030 + 0.006 + 0.003, 0.040 + 0.008 + 0.004, 0.010, 0.006, 0.008},
 	{__LINE__, "MPI wrappers: bad inputs count as zero",
-	 {.mpi = 1, .mpi_wrap_s = NAN, .mpi_pb_s = -1, .mpi_init_s = INFINITY, .mpi_sampled_s = -3},
+	 {.mpi = 1, .mpi_wrap_s = NAN, .mpi_pb_s = -1, .mpi_init_s = INFINITY, .mpi_sampled_s = -3,
+	  .mpi_induced_s = NAN},
 	 0, 0, 0, 0, 0},
+	{__LINE__, "MPI: waiting induced by delayed ranks goes to high only (a polling MPI burns it)",
+	 {.mpi = 1, .mpi_wrap_s = 0.004, .mpi_pb_s = 0.010, .mpi_init_s = 0.002, .mpi_induced_s = 0.5},
+	 0.016, 0.020 + 0.5, 0, 0, 0},
+	{__LINE__, "MPI: a negative net (measurement shortened the waits) adds nothing",
+	 {.mpi = 1, .mpi_wrap_s = 0.004, .mpi_pb_s = 0.010, .mpi_init_s = 0.002, .mpi_induced_s = -0.5},
+	 0.016, 0.020, 0, 0, 0},
 };
 
 static void test_ranges(void)

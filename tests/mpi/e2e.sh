@@ -410,9 +410,38 @@ if abs(wp - wl) > 0.05 * wl + 0.005:
     bad.append("Worker: parallel compensation %.3f s, local %.3f s" % (wp, wl))
 if abs(p - u) >= abs(l - u):
     bad.append("Master: parallel compensation (%.3f s) is not closer than local (%.3f s) to %.3f s" % (p, l, u))
+# The master's waiting that the workers' measurement induced (its raw
+# waits minus the approximated ones) is in the cost range's high bound:
+# a polling MPI burns it as CPU.  It is what parallel compensation took
+# from the master's wall, less the master's own (small) overhead.
+cost = json.load(open(sys.argv[2]))["cost"]
+ind = cost["mpi"]["induced_wait"]
+took = m - p - rep[0]["overhead"]
+wd = rep[min(rows["Worker"])]["delay"]
+if not (abs(ind - took) <= 0.15 * took + 0.005 and ind >= 0.5 * wd):
+    bad.append("cost.mpi.induced_wait %.4f s; the master's parallel compensation took %.4f s, the worker's delay %.4f s"
+               % (ind, took, wd))
+elif not cost["mpi"]["high"] >= cost["mpi"]["low"] + ind - 1e-9:
+    bad.append("cost.mpi.high %s does not hold the induced waiting %s" % (cost["mpi"]["high"], ind))
+else:
+    print("ok: induced waiting %.4f s in the range's high bound (the master's compensation took %.4f s)" % (ind, took))
 for b in bad:
     print("FAIL:", b)
 sys.exit(1 if bad else 0)
+EOF
+  # The samples' cost is measurement overhead too: with compensation on,
+  # it joins each rank's overhead and delay beside the wrappers' (sampled
+  # mode, no probe: what the ranks charged beyond the wrappers and the
+  # piggyback is the samples' cost since MPI_Init)
+  hp 2 "$T/ps" "$T/ps.out" --mode sampled --freq 2000 --compensate parallel -- "$B/mpi_pi_plain" 600000
+  python3 - "$T/ps.json" <<'EOF' || fail "the samples' cost in the ranks' overhead"
+import json, sys
+rep = json.load(open(sys.argv[1]))
+samp = rep["cost"]["sampling"]
+folded = sum(r["overhead"] - r["wrapper_cost"] - r["piggyback_cost"] for r in rep["ranks"])
+print("the ranks charged %.2f ms beyond the wrappers; the samples cost %.2f ms (%d samples)"
+      % (folded * 1e3, samp * 1e3, rep["cost"]["samples_taken"]))
+sys.exit(0 if samp > 0 and 0.3 * samp <= folded <= 1.5 * samp + 0.002 else 1)
 EOF
   ;;
 intercomm)
