@@ -66,6 +66,32 @@ static inline int hp_fstatuses_ignored(const MPI_Fint *s)
 		      &mpi_fortran_statuses_ignore__, NULL);
 }
 
+/* Peers of a collective over comm: its size, the remote group's for an
+ * intercommunicator (the length of Alltoallw's type arrays). */
+static inline int hp_fcomm_peers(MPI_Comm comm)
+{
+	int inter = 0, n = 0;
+	if (comm == MPI_COMM_NULL)
+		return 0;
+	PMPI_Comm_test_inter(comm, &inter);
+	if (inter)
+		PMPI_Comm_remote_size(comm, &n);
+	else
+		PMPI_Comm_size(comm, &n);
+	return n;
+}
+
+/* Datatype arrays (Alltoallw): on the heap, freed by the caller after the
+ * call (MPI keeps no reference to the array, as with Open MPI's bindings). */
+static inline MPI_Datatype *hp_ftypes_in(const MPI_Fint *f, int n)
+{
+	MPI_Datatype *c = malloc((size_t)(n > 0 ? n : 1) * sizeof(*c));
+	if (c)
+		for (int i = 0; i < n; i++)
+			c[i] = MPI_Type_f2c(f[i]);
+	return c;
+}
+
 /* Request and status arrays: a per-thread buffer for small counts, the
  * heap above.  Each call uses at most one of each. */
 #define HP_F_SMALL 64
@@ -97,6 +123,18 @@ static inline MPI_Status *hp_fstatuses_alloc(int n)
 	if (n <= 0)
 		n = 1;
 	return n <= HP_F_SMALL ? hp_fst_buf : malloc((size_t)n * sizeof(MPI_Status));
+}
+
+/* The statuses as the caller left them (gen_wrappers.py, MPI_Status):
+ * MPI leaves MPI_ERROR alone unless it returns MPI_ERR_IN_STATUS. */
+static inline MPI_Status *hp_fstatuses_in(const MPI_Fint *f, int n)
+{
+	MPI_Status *c = hp_fstatuses_alloc(n);
+	const int stride = (int)(sizeof(MPI_Status) / sizeof(MPI_Fint));
+	if (c)
+		for (int i = 0; i < n; i++)
+			MPI_Status_f2c(f + (size_t)i * stride, &c[i]);
+	return c;
 }
 
 static inline void hp_fstatuses_out(MPI_Fint *f, MPI_Status *c, int n)

@@ -169,6 +169,7 @@ WIDE_SCALARS = ('MPI_Aint', 'MPI_Offset')
 def fortran(f):
     """The Fortran entry point of f: parameters, conversions before, the call, after."""
     fparams, pre, args, post = [], [], [], []
+    types_arrays = []
     for p in f.params:
         n, b, ann = p.name, p.base, p.ann
         if ann == 'drop':
@@ -232,11 +233,31 @@ def fortran(f):
             pre.append('if (!c_%s) {\n\t\tif (ierr)\n\t\t\t*ierr = MPI_ERR_NO_MEM;\n\t\treturn;\n\t}' % n)
             args.append('c_%s' % n)
             post.append('hp_freqs_out(%s, c_%s, %s);' % (n, n, cnt))
+        elif b == 'MPI_Datatype' and p.array:
+            # /*types:COMM*/ or /*types:COMM+SENDBUF*/: one handle per member of
+            # COMM (its remote group if an intercommunicator); none read when
+            # SENDBUF is MPI_IN_PLACE, as Open MPI's own bindings do
+            if not ann.startswith('types:'):
+                raise TemplateError('line %d: %s needs /*types:COMM[+SENDBUF]*/' % (f.lineno, n))
+            spec = ann.split(':', 1)[1].split('+')
+            inplace = ('hp_fbuf(%s) == MPI_IN_PLACE' % spec[1]) if len(spec) > 1 else '0'
+            fparams.append('MPI_Fint *%s' % n)
+            pre.append('MPI_Datatype *c_%s = (%s) ? NULL : hp_ftypes_in(%s, hp_fcomm_peers(MPI_Comm_f2c(*%s)));'
+                       % (n, inplace, n, spec[0]))
+            pre.append('if (!c_%s && !(%s)) {\n\t\t%sif (ierr)\n\t\t\t*ierr = MPI_ERR_NO_MEM;\n\t\treturn;\n\t}'
+                       % (n, inplace, ''.join('free(c_%s);\n\t\t' % t for t in types_arrays)))
+            types_arrays.append(n)
+            args.append('c_%s' % n)
+            post.append('free(c_%s);' % n)
         elif b == 'MPI_Status*' and not p.array:
             fparams.append('MPI_Fint *%s' % n)
             pre.append('MPI_Status c_%s_s;' % n)
             pre.append('MPI_Status *c_%s = hp_fstatus_ignored(%s) ? MPI_STATUS_IGNORE : &c_%s_s;'
                        % (n, n, n))
+            # Open MPI's bindings hand the Fortran status itself to MPI, so
+            # fields MPI does not set (MPI_ERROR outside MPI_ERR_IN_STATUS)
+            # keep the caller's values: start from them
+            pre.append('if (c_%s != MPI_STATUS_IGNORE)\n\t\tMPI_Status_f2c(%s, c_%s);' % (n, n, n))
             args.append('c_%s' % n)
             post.append('if (c_%s != MPI_STATUS_IGNORE)\n\t\tMPI_Status_c2f(c_%s, %s);' % (n, n, n))
         elif b == 'MPI_Status' and p.array:
@@ -245,8 +266,8 @@ def fortran(f):
                 raise TemplateError('line %d: %s needs /*n:COUNT*/' % (f.lineno, n))
             fparams.append('MPI_Fint *%s' % n)
             pre.append('int c_%s_ign = hp_fstatuses_ignored(%s);' % (n, n))
-            pre.append('MPI_Status *c_%s = c_%s_ign ? MPI_STATUSES_IGNORE : hp_fstatuses_alloc(%s);'
-                       % (n, n, cnt))
+            pre.append('MPI_Status *c_%s = c_%s_ign ? MPI_STATUSES_IGNORE : hp_fstatuses_in(%s, %s);'
+                       % (n, n, n, cnt))
             pre.append('if (!c_%s_ign && !c_%s) {\n\t\tif (ierr)\n\t\t\t*ierr = MPI_ERR_NO_MEM;\n\t\treturn;\n\t}' % (n, n))
             args.append('c_%s' % n)
             post.append('if (!c_%s_ign)\n\t\thp_fstatuses_out(%s, c_%s, %s);' % (n, n, n, cnt))

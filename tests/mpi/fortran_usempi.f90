@@ -114,6 +114,15 @@ program fortran_mpi
   end if
   call MPI_Recv(buf, 1, MPI_INTEGER, MPI_PROC_NULL, 0, MPI_COMM_WORLD, st, ierr)
   print '(a,l1)', 'proc_null: ', st(MPI_SOURCE) == MPI_PROC_NULL
+  ! a received status's MPI_ERROR is the caller's: Open MPI's MPI_RECV hands
+  ! MPI the Fortran status itself, and MPI sets that field only with
+  ! MPI_ERR_IN_STATUS (its MPI_SENDRECV copies an uninitialised one instead)
+  st(MPI_ERROR) = 4242
+  if (rank == 0) call MPI_Send(rank, 1, MPI_INTEGER, 1, 53, MPI_COMM_WORLD, ierr)
+  if (rank == 1) then
+    call MPI_Recv(n, 1, MPI_INTEGER, 0, 53, MPI_COMM_WORLD, st, ierr)
+    print '(a,i0,a,i0)', 'recv status: tag ', st(MPI_TAG), ' MPI_ERROR ', st(MPI_ERROR)
+  end if
 
   ! collectives, MPI_IN_PLACE
   x = rank + 1
@@ -128,6 +137,17 @@ program fortran_mpi
   call MPI_Gather(rank, 1, MPI_INTEGER, big, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(a,3i3)', 'gather: ', big(1:min(3, nproc))
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  ! Alltoallw: an array of datatype handles, one per rank
+  do i = 1, min(nproc, 4)
+    idxs(i) = 1
+    reqs(i) = MPI_INTEGER
+    sb(i, 1) = (i - 1) * 4
+    sb(i, 2) = rank * 10 + i
+  end do
+  if (nproc <= 4) then
+    call MPI_Alltoallw(sb(:, 2), idxs, sb(:, 1), reqs, vals(:, 1), idxs, sb(:, 1), reqs, MPI_COMM_WORLD, ierr)
+    print '(a,4i4)', 'alltoallw: ', vals(1:nproc, 1)
+  end if
   call MPI_Comm_split(MPI_COMM_WORLD, mod(rank, 2), rank, half, ierr)
   call MPI_Comm_dup(half, dup, ierr)
   call MPI_Allreduce(rank, n, 1, MPI_INTEGER, MPI_SUM, dup, ierr)
