@@ -89,6 +89,16 @@ void hp_cost_compute(const struct hp_cost_in *in, struct hp_cost *c)
 
 	c->low = c->probes_low + c->sampling_low + c->fixed + c->mpi_low;
 	c->high = c->probes_high + c->sampling_high + c->fixed + c->mpi_high;
+	/* The bounds add worst cases part by part; together they can pass the
+	 * run's CPU time (probes_high counts direct twice, mpi_high the
+	 * bookkeeping twice), which no measurement can cost: the CPU time is
+	 * the physical ceiling of both ends of the range. */
+	if (c->cpu > 0) {
+		if (c->high > c->cpu)
+			c->high = c->cpu;
+		if (c->low > c->cpu)
+			c->low = c->cpu;
+	}
 	c->predicted = pos(in->predicted_s);
 }
 

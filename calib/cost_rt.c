@@ -556,7 +556,7 @@ static void tick(uint64_t now)
 	/* The program's own CPU rate for the budget: from the calibrated cost
 	 * (scaled by kappa), which unlike the sampled one is not noisy over a
 	 * 50 ms interval; smoothed over a few intervals. */
-	double model = C.kappa * ideal + sampling + (d_ctl > 0 ? d_ctl : 0);
+	double model = C.kappa * ideal + sampling + (d_ctl > 0 ? d_ctl : 0) + d_mpi;
 	double wrate = d_cpu > model ? (d_cpu - model) / dt : 0;
 	C.cpu_rate = d_cpu > 0 ? d_cpu / dt : 0;
 	C.next_mpi = d_cpu > 0 ? d_mpi / d_cpu * C.cpu_rate : 0;
@@ -586,7 +586,7 @@ static void tick(uint64_t now)
 	 * the larger of the sampled and the calibrated probe cost). */
 	double cum_cost = C.startup_s + (tdirect > tideal ? tdirect : tideal) +
 			  (double)tt.taken * ksample + (hz > 0 ? (double)tt.handler / hz : 0) +
-			  (ctl > 0 ? ctl : 0) + live;
+			  (ctl > 0 ? ctl : 0) + live + mpi_now;
 
 	C.prev_events = tt.events;
 	C.prev_meas_period = tt.meas_period;
@@ -617,7 +617,10 @@ static void tick(uint64_t now)
 			.dt = dt,
 			.now_s = (double)(now - C.start_ns) * 1e-9,
 			.work = C.work_rate,
-			.floor = C.cpu_rate * freq * per_sample + (d_ctl - d_live) / dt + live_rate,
+			/* what no regulation removes: sampling, the controller,
+			 * live snapshots, and the MPI wrappers (their bookkeeping
+			 * and piggyback, at the last interval's rate) */
+			.floor = C.cpu_rate * freq * per_sample + (d_ctl - d_live) / dt + live_rate + C.next_mpi,
 			.pair_s = pair,
 			.cpu_rate = C.cpu_rate,
 			.dcpu = d_cpu,

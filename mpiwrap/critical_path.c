@@ -327,11 +327,11 @@ static int name_matches(const char *sym, const char *name)
 }
 
 /* A demangled C++ name: `name` itself, or `name(` and its parameters
- * (app::solve matches app::solve(int) and its clones). */
+ * (app::solve matches app::solve(int) and its clones), also after a
+ * template's return type. */
 static int cxx_matches(const char *dm, const char *name)
 {
-	size_t n = strlen(name);
-	return !strncmp(dm, name, n) && (dm[n] == '\0' || dm[n] == '(');
+	return hp_cp_name_match(dm, name, "(", 1);
 }
 
 typedef char *(*demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);

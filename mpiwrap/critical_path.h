@@ -20,6 +20,34 @@
 #define HYPROF_MPIWRAP_CRITICAL_PATH_H
 
 #include <stdint.h>
+#include <string.h>
+
+/* Does the demangled name `dm` name the function `name` given by the user
+ * (a qualified name without parameters)?  `name` must be followed by one of
+ * `ends` (or the end, when end_ok): "(" for the parameters, "." for a
+ * compiler clone.  A function template's demangled name starts with its
+ * return type ("double work<double>(...)", "void boost::mpi::wait_all<...>
+ * (...)"): the name may also start after a space outside every <> and ()
+ * of that type, before the parameters.  Used where the runtime selects
+ * (critical_path.c) and where the report finds the time
+ * (tools/view_critpath.c).  Pure. */
+static inline int hp_cp_name_match(const char *dm, const char *name, const char *ends, int end_ok)
+{
+	size_t n = strlen(name);
+	int depth = 0;
+	for (const char *p = dm; *p; p++) {
+		if ((p == dm || (depth == 0 && p[-1] == ' ')) && !strncmp(p, name, n) &&
+		    (p[n] ? strchr(ends, p[n]) != NULL : end_ok))
+			return 1;
+		if (depth == 0 && *p == '(')
+			return 0; /* the parameters: the name is before them */
+		if (*p == '<' || *p == '(')
+			depth++;
+		else if ((*p == '>' || *p == ')') && depth > 0)
+			depth--;
+	}
+	return 0;
+}
 
 #define HP_CP_VERSION 1u
 #define HP_CP_MAXF 32   /* functions carried at most (two piggyback slots each) */

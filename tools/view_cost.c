@@ -556,7 +556,8 @@ void view_cost_text(struct hp_model *m, FILE *out)
 		if (bs.ticks_infeasible)
 			fprintf(out, "  in %llu intervals what was left of the budget (after start-up "
 				     "and earlier spending) did not cover the cost regulation cannot remove "
-				     "(sampling, the calls of skipped probes): every costly probe was off\n",
+				     "(sampling, the MPI wrappers, the calls of skipped probes): every costly "
+				     "probe was off\n",
 				(unsigned long long)bs.ticks_infeasible);
 		if (bs.nr) {
 			qsort(bs.r, bs.nr, sizeof(*bs.r), breg_cmp);

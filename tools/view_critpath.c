@@ -119,12 +119,11 @@ static int model_time(const struct hp_model *m, const char *name, int region, do
 	 * name given without its parameters (app::solve) is every overload
 	 * (app::solve(int), app::solve(double)): the runtime selected them
 	 * all, so their times add up (one that calls another counts twice) */
-	size_t n = strlen(name);
 	int found = 0;
 	*t = 0;
 	for (size_t i = 0; i < m->nflat && !region; i++) {
 		const struct hp_func *f = m->flat[i].fn;
-		if (f && f->name && !strncmp(f->name, name, n) && (f->name[n] == '.' || f->name[n] == '(')) {
+		if (f && f->name && hp_cp_name_match(f->name, name, ".(", 0)) {
 			*t += m->flat[i].total;
 			found = 1;
 		}

@@ -157,13 +157,17 @@ def main():
                   "%.1f ms" % ranks[r], "%.1f ms +- %.1f" % (want, tol))
     elif case == "cxx":
         n, A, B = a
-        cons, prod = fn(cp, "app::Stage::consume"), fn(cp, "app::produce(double)")
+        # the template is shown as selected: by its symbol (demangled) or
+        # by its name
+        names = [f["name"] for f in cp["functions"]]
+        pname = "app::produce<double>" if "app::produce<double>" in names else "void app::produce<double>(double)"
+        cons, prod = fn(cp, "app::Stage::consume"), fn(cp, pname)
         for f in (cons, prod):
             check("%s: resolved and seen" % f["name"], f["resolved"] and f["seen"], (f["resolved"], f["seen"]),
                   (True, True))
         # consume(double) B ms and consume(int) 1 ms per item: both overloads
         B1 = dur("app::Stage::consume (both overloads)", cons, n, B + 1)
-        A = dur("app::produce(double)", prod, n, A)
+        A = dur("app::produce<double>", prod, n, A)
         near("path length = A + N*(B+1)", cp["length"], A + n * B1)
         check("the path ends on rank 1", cp["rank"] == 1, cp["rank"], 1)
         near("consume's share = N*(B+1) (both overloads)", cons["share"], n * B1)

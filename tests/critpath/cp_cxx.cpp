@@ -1,9 +1,12 @@
 /* tests/critpath/cp_cxx.cpp - selecting C++ functions by name (issue 6):
  * the qualified name without parameters (app::Stage::consume, both of its
- * overloads) or the symbol-table spelling (_ZN3app7produceEd).
+ * overloads), the symbol-table spelling (_ZN3app7produceIdEEvT_), or a
+ * function template's name with its arguments (app::produce<double>, whose
+ * demangled name starts with its return type: "void
+ * app::produce<double>(double)").
  *
  *   cp_cxx N A B   (2 ranks) N items flow rank 0 -> rank 1: rank 0 runs
- *       app::produce(double) for A ms per item and sends it, rank 1
+ *       app::produce<double>(double) for A ms per item and sends it, rank 1
  *       receives it and runs app::Stage::consume(double) for B ms (and the
  *       overload app::Stage::consume(int) for 1 ms).  With B + 1 > A the
  *       critical path is A + N*(B + 1), ends on rank 1; consume's share is
@@ -31,7 +34,7 @@ static NOINSTR void work_for(double ms)
 }
 
 namespace app {
-WORK void produce(double ms) { work_for(ms); }
+template <typename T> WORK void produce(T ms) { work_for(ms); }
 
 struct Stage {
 	WORK static void consume(double ms) { work_for(ms); }

@@ -110,12 +110,18 @@ EOF2
   run 3 "$T/n" --mode measured --critical-path stage1_work,no_such_function -- "$P" pipeline 10 10 30 5
   $CHK unresolved "$T/n.json" 10 10 30 5 || fail "an unknown name" ;;
 cxx)
-  # C++: app::Stage::consume by its qualified name (both overloads),
-  # app::produce(double) as in the symbol table; N=12 items, A=3, B=30 ms
+  # C++: app::Stage::consume by its qualified name (both overloads), the
+  # template app::produce<double> as in the symbol table, then by its name
+  # with its arguments (the demangled name starts with its return type,
+  # "void app::produce<double>(double)": it once matched nothing);
+  # N=12 items, A=3, B=30 ms
   [ -x "$HYPROF_TEST_BIN/cp_cxx" ] || skip "cp_cxx was not built"
-  run 2 "$T/x" --mode measured --critical-path 'app::Stage::consume,_ZN3app7produceEd' -- \
+  run 2 "$T/x" --mode measured --critical-path 'app::Stage::consume,_ZN3app7produceIdEEvT_' -- \
     "$HYPROF_TEST_BIN/cp_cxx" 12 3 30
-  $CHK cxx "$T/x.json" 12 3 30 || fail "C++ names" ;;
+  $CHK cxx "$T/x.json" 12 3 30 || fail "C++ names"
+  run 2 "$T/y" --mode measured --critical-path 'app::Stage::consume,app::produce<double>' -- \
+    "$HYPROF_TEST_BIN/cp_cxx" 12 3 30
+  $CHK cxx "$T/y.json" 12 3 30 || fail "C++ template by name" ;;
 live)
   # 60 items of 5, 30, 5 ms: about 1.8 s of path; copies of the live
   # files (each written whole, then renamed) are taken every 0.1 s until
