@@ -102,8 +102,10 @@ static inline __attribute__((always_inline)) int hp_budget_enter(uint64_t key)
 	uintptr_t frame = (uintptr_t)__builtin_frame_address(0);
 	if (b && b->depth) {
 		/* Inside a skip region, unless the stack is back above its root
-		 * (left by longjmp or an exception without the exit probe). */
-		if (frame < b->skip_frame) {
+		 * (left by longjmp or an exception without the exit probe).  At
+		 * the root's own frame too: the probes of a function inlined into
+		 * the root (C++ at -O2) are called from the root's frame. */
+		if (frame <= b->skip_frame) {
 			b->depth++;
 			b->nested++;
 			return 1;

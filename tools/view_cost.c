@@ -725,6 +725,8 @@ void view_cost_json(struct hp_model *m, struct json *j)
 		json__uint(j, bs.skipped_roots);
 		json__key(j, "skipped_nested");
 		json__uint(j, bs.skipped_nested);
+		json__key(j, "skip_resets");
+		json__uint(j, bs.resets);
 		jnum(j, "skip_pair_ns", bs.skip_pair_ns);
 		json__key(j, "regulated");
 		json__arr_begin(j);

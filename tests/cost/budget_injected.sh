@@ -14,7 +14,7 @@ run() { # name rounds extra-options...
 	name=$1 rounds=$2
 	shift 2
 	if ! HYPROF_TEST_PROBE_DELAY_NS=400 HYPROF_QUIET=1 "$HYPROF_BIN" run --mode hybrid "$@" \
-		-o "$out/$name" -- "$BIN" "$rounds" 200 >"$out/$name.out" 2>"$out/$name.err"; then
+		-o "$out/$name" -- "${PROG:-$BIN}" "$rounds" 200 >"$out/$name.out" 2>"$out/$name.err"; then
 		echo "FAIL: hyprof run ($name) failed:"; cat "$out/$name.err"; exit 1
 	fi
 	if ! "$HYPROF_BIN" report --json "$out/$name" >"$out/$name.json" 2>"$out/$name.rerr"; then
@@ -23,8 +23,11 @@ run() { # name rounds extra-options...
 }
 run free 2
 run budget 20 --max-overhead 5
+# leaf_add with an instrumented function inlined into it (its probes come
+# from leaf_add's frame): skipped with it while it is regulated
+PROG=$HYPROF_TEST_BIN/cost_probe_heavy_inl run inl 20 --max-overhead 5
 
-python3 - "$out/free.json" "$out/budget.json" <<'PY'
+python3 - "$out/free.json" "$out/budget.json" "$out/inl.json" <<'PY'
 import json, sys
 free, bud = (json.load(open(p)) for p in sys.argv[1:3])
 b = bud["cost"].get("budget")
@@ -63,5 +66,18 @@ def partial(n):
     return "partial" in n.get("flags", []) or any(partial(k) for k in n.get("children", []))
 tree = bud["tree"] if isinstance(bud["tree"], list) else [bud["tree"]]
 check(any(partial(t) for t in tree), "regulated call paths are flagged partial in the tree")
+# an instrumented function inlined into a regulated one: its probes are
+# called from the regulated function's frame and belong to its skip region
+# (they once reopened the region: every skipped leaf_add's exit then matched
+# no entry and twist's estimate was 3x its calls)
+inl = json.load(open(sys.argv[3]))
+ib = inl["cost"]["budget"] or {}
+est = {r["function"]: r["calls_estimated"] for r in ib.get("regulated", [])}
+check(inl["probe_stack"]["exit_mismatch"] == 0 and ib.get("skip_resets", 0) == 0,
+      "inlined helper: %d exits matched no entry, %d skip regions reset (want 0, 0)"
+      % (inl["probe_stack"]["exit_mismatch"], ib.get("skip_resets", 0)))
+if "twist" in est:
+    check(abs(est["twist"] - true_calls) <= 0.1 * true_calls,
+          "inlined helper twist: estimated %d calls (true %d, one per leaf_add)" % (est["twist"], true_calls))
 sys.exit(1 if fail else 0)
 PY

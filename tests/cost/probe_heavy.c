@@ -7,6 +7,11 @@
  * runs LEAF_WORK iterations of integer mixing (0: a few instructions).
  * Probe pairs per round: 1000 + 100,000 + 2; plus 1 for main.  Prints a
  * checksum so the work cannot be optimised away.
+ *
+ * Built with -DHP_INLINED_HELPER (cost_probe_heavy_inl), leaf_add() also
+ * calls twist(), an instrumented function always inlined into it: its
+ * probes are called from leaf_add's frame (as C++ at -O2 inlines small
+ * instrumented functions), 50,000 more pairs per round.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,11 +19,21 @@
 static volatile unsigned sink;
 static int leaf_work;
 
+#ifdef HP_INLINED_HELPER
+static inline __attribute__((always_inline)) unsigned twist(unsigned x)
+{
+	return (x << 7) ^ (x >> 3);
+}
+#define TWIST(x) twist(x)
+#else
+#define TWIST(x) (x)
+#endif
+
 __attribute__((noinline)) static unsigned leaf_add(unsigned x)
 {
 	for (int i = 0; i < leaf_work; i++)
 		x = x * 2654435761u + (unsigned)i;
-	return x * 2654435761u + 1;
+	return TWIST(x) * 2654435761u + 1;
 }
 
 __attribute__((noinline)) static unsigned leaf_mix(unsigned x)
