@@ -435,9 +435,9 @@ static int report_json(struct hp_model *m, int pretty, int top, double min_pct, 
 			json__obj_begin(j);
 			json__key_int(j, "rank", rl[i].rank);
 			json__key_int(j, "pid", rl[i].pid);
-			struct hp_tnode *root = model__rank_tree(m, rl[i].rank);
+			struct hp_tnode *root = model__rank_tree(m, &rl[i]);
 			struct hp_fstat *rows;
-			size_t n = model__rank_flat(m, rl[i].rank, &rows);
+			size_t n = model__rank_flat(m, &rl[i], &rows);
 			json_part(j, root, rows, n, min_pct, top);
 			free(rows);
 			json__obj_end(j);
@@ -572,14 +572,14 @@ int cmd_report(int argc, char **argv)
 		struct hp_rankpart *rl;
 		size_t nr = model__rank_list(&m, &rl);
 		for (size_t i = 0; i < nr; i++) {
-			struct hp_tnode *root = model__rank_tree(&m, rl[i].rank);
+			struct hp_tnode *root = model__rank_tree(&m, &rl[i]);
 			struct hp_fstat *rows;
-			size_t n = model__rank_flat(&m, rl[i].rank, &rows);
+			size_t n = model__rank_flat(&m, &rl[i], &rows);
 			o.total = raw ? root->total_raw : root->total;
 			if (rl[i].rank >= 0)
 				fprintf(stdout, "\n== Rank %d (pid %d)\n", rl[i].rank, rl[i].pid);
 			else
-				fprintf(stdout, "\n== Rank -1 (pid %d: no MPI rank, or ranks merged without their own files)\n", rl[i].pid);
+				fprintf(stdout, "\n== Process %d (no MPI rank, or ranks merged without their own files)\n", rl[i].pid);
 			print_tree(&o, root, "Call tree");
 			print_flat(&o, rows, n);
 			free(rows);

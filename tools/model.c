@@ -1122,7 +1122,9 @@ struct mb *model__builder(struct hp_model *m)
 /* Thread i in a selection: rank -1 = the model (every process, ranks merged
  * or not), else the processes of that rank, their own per-rank files
  * included; `exact`: rank -1 means the processes without a rank. */
-static int selected(const struct hp_model *m, size_t i, int rank, int thread, int exact)
+/* `exact` with rank -1 and pid > 0: that process only (processes without
+ * a rank are shown one by one). */
+static int selected(const struct hp_model *m, size_t i, int rank, int thread, int exact, int pid)
 {
 	const struct mpriv *pv = m->priv;
 	const struct hp_threadinfo *ti = &m->threads[i];
@@ -1131,15 +1133,15 @@ static int selected(const struct hp_model *m, size_t i, int rank, int thread, in
 		return 0;
 	if (rank < 0 && !exact)
 		return mt->use;
-	return mt->part && ti->rank == rank;
+	return mt->part && ti->rank == rank && (rank >= 0 || pid <= 0 || ti->pid == pid);
 }
 
-static struct hp_tnode *tree_of(struct hp_model *m, int rank, int thread, int exact)
+static struct hp_tnode *tree_of(struct hp_model *m, int rank, int thread, int exact, int pid)
 {
 	struct mpriv *pv = m->priv;
 	struct hp_tnode *root = mb__root(pv->b);
 	for (size_t i = 0; i < pv->nth; i++)
-		if (selected(m, i, rank, thread, exact))
+		if (selected(m, i, rank, thread, exact, pid))
 			mb__merge(pv->b, root, m->threads[i].root);
 	/* the root's total is the sum of the merged thread totals */
 	return root;
@@ -1149,18 +1151,20 @@ struct hp_tnode *model__tree(struct hp_model *m, int rank, int thread)
 {
 	if (rank < 0 && thread < 0 && m->root)
 		return m->root;
-	return tree_of(m, rank, thread, 0);
+	return tree_of(m, rank, thread, 0, 0);
 }
 
-struct hp_tnode *model__rank_tree(struct hp_model *m, int rank)
+struct hp_tnode *model__rank_tree(struct hp_model *m, const struct hp_rankpart *p)
 {
-	return tree_of(m, rank, -1, 1);
+	return tree_of(m, p->rank, -1, 1, p->pid);
 }
 
 static int cmp_rankpart(const void *a, const void *b)
 {
 	const struct hp_rankpart *x = a, *y = b;
-	return (x->rank > y->rank) - (x->rank < y->rank);
+	if (x->rank != y->rank)
+		return (x->rank > y->rank) - (x->rank < y->rank);
+	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
 size_t model__rank_list(struct hp_model *m, struct hp_rankpart **out)
@@ -1173,11 +1177,13 @@ size_t model__rank_list(struct hp_model *m, struct hp_rankpart **out)
 	for (size_t i = 0; i < pv->nth; i++) {
 		if (!pv->th[i].part)
 			continue;
+		/* one part per rank; per process for the processes without one */
+		int r = m->threads[i].rank, pid = m->threads[i].pid;
 		size_t k;
-		for (k = 0; k < n && v[k].rank != m->threads[i].rank; k++)
+		for (k = 0; k < n && !(v[k].rank == r && (r >= 0 || v[k].pid == pid)); k++)
 			;
 		if (k == n)
-			v[n++] = (struct hp_rankpart){m->threads[i].rank, m->threads[i].pid};
+			v[n++] = (struct hp_rankpart){r, pid};
 	}
 	qsort(v, n, sizeof *v, cmp_rankpart);
 	*out = v;
@@ -1196,7 +1202,7 @@ static void pcalls(const struct pnode *q, int64_t *calls)
 /* The calls of the flat profile rows[0..n) from the probe trees of the
  * threads selected (thread `only` >= 0 alone): exact, each call once. */
 static void flat_calls(struct hp_model *m, struct hp_fstat *rows, size_t n, long only, int rank,
-		       int thread, int exact)
+		       int thread, int exact, int pid)
 {
 	struct mpriv *pv = m->priv;
 	size_t nf;
@@ -1208,32 +1214,32 @@ static void flat_calls(struct hp_model *m, struct hp_fstat *rows, size_t n, long
 		calls[i] = -1;
 	for (size_t i = 0; i < pv->nth; i++)
 		if (pv->th[i].full &&
-		    (only >= 0 ? i == (size_t)only : selected(m, i, rank, thread, exact)))
+		    (only >= 0 ? i == (size_t)only : selected(m, i, rank, thread, exact, pid)))
 			pcalls(pv->th[i].full, calls);
 	for (size_t i = 0; i < n; i++)
 		rows[i].calls = calls[rows[i].fn->id];
 	free(calls);
 }
 
-static size_t flat_of(struct hp_model *m, int rank, int thread, int exact, struct hp_fstat **out)
+static size_t flat_of(struct hp_model *m, int rank, int thread, int exact, int pid, struct hp_fstat **out)
 {
 	struct mpriv *pv = m->priv;
 	struct hp_tnode *root = rank < 0 && thread < 0 && !exact && m->root ? m->root
-						: tree_of(m, rank, thread, exact);
+						: tree_of(m, rank, thread, exact, pid);
 	size_t n = mb__flat(pv->b, root, out);
 	if (pv->any_probes)
-		flat_calls(m, *out, n, -1, rank, thread, exact);
+		flat_calls(m, *out, n, -1, rank, thread, exact, pid);
 	return n;
 }
 
 size_t model__flat(struct hp_model *m, int rank, int thread, struct hp_fstat **out)
 {
-	return flat_of(m, rank, thread, 0, out);
+	return flat_of(m, rank, thread, 0, 0, out);
 }
 
-size_t model__rank_flat(struct hp_model *m, int rank, struct hp_fstat **out)
+size_t model__rank_flat(struct hp_model *m, const struct hp_rankpart *p, struct hp_fstat **out)
 {
-	return flat_of(m, rank, -1, 1, out);
+	return flat_of(m, p->rank, -1, 1, p->pid, out);
 }
 
 size_t model__thread_flat(struct hp_model *m, size_t i, struct hp_fstat **out)
@@ -1241,7 +1247,7 @@ size_t model__thread_flat(struct hp_model *m, size_t i, struct hp_fstat **out)
 	struct mpriv *pv = m->priv;
 	size_t n = mb__flat(pv->b, m->threads[i].root, out);
 	if (pv->th[i].full)
-		flat_calls(m, *out, n, (long)i, -1, -1, 0);
+		flat_calls(m, *out, n, (long)i, -1, -1, 0, 0);
 	return n;
 }
 

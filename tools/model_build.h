@@ -173,18 +173,19 @@ size_t model__flat(struct hp_model *m, int rank, int thread, struct hp_fstat **o
 /* Flat profile of one thread (m->threads[i]), calls exact from its probe
  * tree. */
 size_t model__thread_flat(struct hp_model *m, size_t i, struct hp_fstat **out);
-/* The ranks `--ranks` shows, ascending, each with the pid of its first
- * process: the ranks of the per-process files (a merged file's ranks from
- * their own files; the merged file itself, rank -1, only when none of them
- * was found); -1 for processes without MPI.  Array malloc'ed in *out. */
+/* The parts `--ranks` shows, ascending by rank then pid: one per rank of
+ * the per-process files, with the pid of its first process (a merged
+ * file's ranks from their own files; the merged file itself, rank -1, only
+ * when none of them was found), and one per process without a rank (rank
+ * -1, its pid).  Array malloc'ed in *out. */
 struct hp_rankpart {
 	int rank, pid;
 };
 size_t model__rank_list(struct hp_model *m, struct hp_rankpart **out);
-/* Tree and flat profile of exactly the processes of `rank` in that list
- * (rank -1: the processes without a rank, not the whole model). */
-struct hp_tnode *model__rank_tree(struct hp_model *m, int rank);
-size_t model__rank_flat(struct hp_model *m, int rank, struct hp_fstat **out);
+/* Tree and flat profile of exactly that part: the processes of its rank,
+ * or the one process (rank -1) it names. */
+struct hp_tnode *model__rank_tree(struct hp_model *m, const struct hp_rankpart *p);
+size_t model__rank_flat(struct hp_model *m, const struct hp_rankpart *p, struct hp_fstat **out);
 /* The builder that owns the model's functions and trees. */
 struct mb *model__builder(struct hp_model *m);
 

@@ -133,6 +133,19 @@ fork)
 		check func "$child" child_work 90
 		check nofunc "$child" parent_before
 		check nofunc "$child" parent_after
+		# `--ranks` of the directory: one part per process without a rank
+		# (the two were once one "Rank -1" part)
+		"$BIN" report --json --ranks "$W/p" >"$W/ranks.json" 2>/dev/null || fail "report --ranks"
+		python3 - "$W/ranks.json" <<'EOF' || fail "forker ($how): --ranks parts"
+import json, sys
+parts = json.load(open(sys.argv[1]))["per_rank"]
+names = [sorted(f["name"] for f in p["functions"]) for p in parts]
+print("--ranks parts:", [(p["rank"], p["pid"]) for p in parts])
+ok = (len(parts) == 2 and all(p["rank"] == -1 for p in parts) and parts[0]["pid"] != parts[1]["pid"]
+      and sum("child_work" in n for n in names) == 1 and sum("parent_after" in n for n in names) == 1
+      and not any("child_work" in n and "parent_after" in n for n in names))
+sys.exit(0 if ok else 1)
+EOF
 	done
 	;;
 sigprof)

@@ -667,13 +667,13 @@ static void check_mpimerged(const char *dir)
 	      "rank list: %zu entries, first rank %d", nr, nr ? rl[0].rank : -9);
 	static const double want_a[] = {0.3, 0.1, 0.3}, want_total[] = {0.515, 0.515, 0.515};
 	for (size_t i = 0; i < nr && i < 3; i++) {
-		struct hp_tnode *r = model__rank_tree(&m, rl[i].rank);
+		struct hp_tnode *r = model__rank_tree(&m, &rl[i]);
 		struct hp_tnode *ra = child(child(r, "synth_main"), "synth_a");
 		CHECK(ra && near(ra->self, want_a[i]) && ra->calls == 1000 && near(r->total, want_total[i]),
 		      "rank %d: synth_a self %g calls %lld, total %g", rl[i].rank, ra ? ra->self : -1,
 		      ra ? (long long)ra->calls : -9, r->total);
 		struct hp_fstat *rows;
-		size_t n = model__rank_flat(&m, rl[i].rank, &rows);
+		size_t n = model__rank_flat(&m, &rl[i], &rows);
 		const struct hp_fstat *fa = NULL;
 		for (size_t k = 0; k < n; k++)
 			if (!strcmp(rows[k].fn->name, "synth_a"))
