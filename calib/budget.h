@@ -45,6 +45,7 @@ struct hp_budget_slot {
 struct hp_budget_thread {
 	uintptr_t skip_frame;  /* frame address of the skipped activation's probe */
 	uint64_t skip_key;     /* its key */
+	uintptr_t skip_site;   /* its call site (the probes' second argument) */
 	uint32_t depth;        /* skipped probes open (1 = the root) */
 	uint32_t pad;
 	uint64_t skips[HP_BUDGET_SLOTS]; /* skipped root activations per slot */
@@ -85,12 +86,13 @@ static inline int hp_budget_slot_of(uint64_t key)
 	return -1;
 }
 
-/* Probe entry of `key` (function address or region id): returns 1 when the
+/* Probe entry of `key` (function address or region id) called from `site`
+ * (the call site the probe is given, NULL if none): returns 1 when the
  * probe must do nothing at all (no node, no count, no clock, no push), 0 to
  * run normally.  The first lines of every entry probe:
- *     if (hp_budget_enter((uint64_t)(uintptr_t)fn)) return;
+ *     if (hp_budget_enter((uint64_t)(uintptr_t)fn, site)) return;
  */
-static inline __attribute__((always_inline)) int hp_budget_enter(uint64_t key)
+static inline __attribute__((always_inline)) int hp_budget_enter(uint64_t key, const void *site)
 {
 	/* Marks the object that calls this hook (hp_budget_init() checks the
 	 * probes are wired before it relies on them). */
@@ -122,16 +124,17 @@ static inline __attribute__((always_inline)) int hp_budget_enter(uint64_t key)
 		return 0;
 	b->skip_frame = frame;
 	b->skip_key = key;
+	b->skip_site = (uintptr_t)site;
 	b->depth = 1;
 	b->skips[s]++;
 	return 1;
 }
 
-/* Probe exit of `key`: returns 1 when its entry was skipped.  The first
- * lines of every exit probe:
- *     if (hp_budget_exit((uint64_t)(uintptr_t)fn)) return;
+/* Probe exit of `key` called from `site`: returns 1 when its entry was
+ * skipped.  The first lines of every exit probe:
+ *     if (hp_budget_exit((uint64_t)(uintptr_t)fn, site)) return;
  */
-static inline __attribute__((always_inline)) int hp_budget_exit(uint64_t key)
+static inline __attribute__((always_inline)) int hp_budget_exit(uint64_t key, const void *site)
 {
 	static const char wired __attribute__((used, section("hyprof_budget_exit"))) = 1;
 	(void)wired;
@@ -142,13 +145,25 @@ static inline __attribute__((always_inline)) int hp_budget_exit(uint64_t key)
 		return 0;
 	uintptr_t frame = (uintptr_t)__builtin_frame_address(0);
 	if (frame > b->skip_frame) {
+		/* The root's own exit probe made as a tail call: gcc -O2 ends
+		 * a void function with `pop ...; jmp __cyg_profile_func_exit`,
+		 * its frame already freed, so this probe runs above the frame
+		 * its entry probe ran in.  Such a probe returns straight to
+		 * the function's caller: its return address is the call site
+		 * it is given (a called probe returns into the function).
+		 * With the root's key and call site and no probe open below
+		 * the root, it is the root's exit. */
+		if (b->depth == 1 && key == b->skip_key && site && (uintptr_t)site == b->skip_site &&
+		    __builtin_return_address(0) == site) {
+			b->depth = 0;
+			return 1;
+		}
 		/* Above the skip region's root: it was left without its exit. */
 		b->depth = 0;
 		b->resets++;
 		return 0;
 	}
 	b->depth--;
-	(void)key;
 	return 1;
 }
 

@@ -308,19 +308,17 @@ static PROBE_STATIC __attribute__((noinline)) void exit_timed(uint64_t key)
 
 PROBE void __cyg_profile_func_enter(void *fn, void *site)
 {
-	(void)site;
 	/* Overhead budget (calib/budget.h): one load and a predictable branch
 	 * until the first regulation; a regulated function's whole subtree is
 	 * skipped and counted at its root. */
-	if (hp_budget_enter((uint64_t)(uintptr_t)fn))
+	if (hp_budget_enter((uint64_t)(uintptr_t)fn, site))
 		return;
 	DISPATCH_ENTER(hp_probe_g.mode, (uint64_t)(uintptr_t)fn)
 }
 
 PROBE void __cyg_profile_func_exit(void *fn, void *site)
 {
-	(void)site;
-	if (hp_budget_exit((uint64_t)(uintptr_t)fn))
+	if (hp_budget_exit((uint64_t)(uintptr_t)fn, site))
 		return;
 	DISPATCH_EXIT(hp_probe_g.mode, (uint64_t)(uintptr_t)fn)
 }

@@ -26,8 +26,11 @@ run budget 20 --max-overhead 5
 # leaf_add with an instrumented function inlined into it (its probes come
 # from leaf_add's frame): skipped with it while it is regulated
 PROG=$HYPROF_TEST_BIN/cost_probe_heavy_inl run inl 20 --max-overhead 5
+# a void leaf whose exit probe is a tail call (gcc -O2: epilogue, then
+# jmp __cyg_profile_func_exit), so it runs above its entry probe's frame
+PROG=$HYPROF_TEST_BIN/cost_probe_tailexit run tail 20 --max-overhead 5
 
-python3 - "$out/free.json" "$out/budget.json" "$out/inl.json" <<'PY'
+python3 - "$out/free.json" "$out/budget.json" "$out/inl.json" "$out/tail.json" <<'PY'
 import json, sys
 free, bud = (json.load(open(p)) for p in sys.argv[1:3])
 b = bud["cost"].get("budget")
@@ -79,5 +82,18 @@ check(inl["probe_stack"]["exit_mismatch"] == 0 and ib.get("skip_resets", 0) == 0
 if "twist" in est:
     check(abs(est["twist"] - true_calls) <= 0.1 * true_calls,
           "inlined helper twist: estimated %d calls (true %d, one per leaf_add)" % (est["twist"], true_calls))
+# a regulated void leaf whose exit probe is a tail call: its exit closes its
+# skip region (it once reset it instead: one exit mismatch per skipped call)
+tail = json.load(open(sys.argv[4]))
+tb = tail["cost"]["budget"] or {}
+treg = {r["function"]: r for r in tb.get("regulated", [])}
+check(tail["probe_stack"]["exit_mismatch"] == 0 and tb.get("skip_resets", 0) == 0,
+      "tail-called exit probe: %d exits matched no entry, %d skip regions reset (want 0, 0)"
+      % (tail["probe_stack"]["exit_mismatch"], tb.get("skip_resets", 0)))
+if "leaf_store" in treg:
+    r = treg["leaf_store"]
+    print("     leaf_store regulated: %d root activations skipped" % r["skipped"])
+    check(abs(r["calls_estimated"] - 2 * true_calls) <= 0.1 * 2 * true_calls,
+          "tail-called exit leaf_store: estimated %d calls (true %d)" % (r["calls_estimated"], 2 * true_calls))
 sys.exit(1 if fail else 0)
 PY
