@@ -316,6 +316,8 @@ int hp_w_comm_free(struct hp_call *c, __typeof__(&PMPI_Comm_free) pmpi, MPI_Comm
 
 int hp_w_type_free(struct hp_call *c, __typeof__(&PMPI_Type_free) pmpi, MPI_Datatype *datatype)
 {
+	/* the struct-type cache must not keep it alive */
+	hp_types_evict(c->mt, *datatype);
 	/* a pending packed request still unpacks into it: freed at its end */
 	if (hp_type_free_deferred(datatype))
 		return MPI_SUCCESS;

@@ -339,6 +339,7 @@ uint64_t hp_site_key(uint32_t fn, uintptr_t ra, uint32_t ctx);
 /* Empty the per-thread type caches, whose keys are handle values MPI may
  * reuse once a type is freed. */
 void hp_types_forget(void);
+void hp_types_evict(struct hp_mt *mt, MPI_Datatype t);
 /* Free a datatype hyprof made from a user's one (bigcount.c), and forget. */
 void hp_type_free_own(MPI_Datatype *t);
 

@@ -169,9 +169,26 @@ void hp_copy_out(struct hp_mt *mt, void *ubuf, MPI_Datatype dt, const char *src,
 	if (ti->contig || ti->size <= 0) {
 		memcpy(ubuf, src, n);
 	} else {
+		/* whole elements by MPI_Unpack; a partial last element (a
+		 * message shorter than the type, MPI 3.1 section 3.3.1, into
+		 * the slot of a struct receive or a packed copy) would be lost
+		 * by it: that element's current contents are packed, its first
+		 * bytes replaced by the received ones, and all unpacked back */
+		uint64_t whole = n / (uint64_t)ti->size, rest = n % (uint64_t)ti->size;
 		int pos = 0;
-		pack_user(0, ubuf, (int)(n / (uint64_t)ti->size), dt, (void *)(uintptr_t)src, (int)n, &pos,
-			  MPI_COMM_WORLD);
+		if (whole)
+			pack_user(0, ubuf, (int)whole, dt, (void *)(uintptr_t)src, (int)(whole * (uint64_t)ti->size),
+				  &pos, MPI_COMM_WORLD);
+		char *tmp = rest ? malloc((size_t)ti->size) : NULL;
+		if (tmp) {
+			void *last = (char *)ubuf + (int64_t)whole * ti->extent;
+			pos = 0;
+			pack_user(1, last, 1, dt, tmp, (int)ti->size, &pos, MPI_COMM_WORLD);
+			memcpy(tmp, src + whole * (uint64_t)ti->size, rest);
+			pos = 0;
+			pack_user(0, last, 1, dt, tmp, (int)ti->size, &pos, MPI_COMM_WORLD);
+			free(tmp);
+		}
 	}
 }
 

@@ -223,6 +223,21 @@ void hp_types_forget(void)
 	__atomic_add_fetch(&hp_mpi.type_epoch, 1, __ATOMIC_RELAXED);
 }
 
+/* MPI_Type_free of t by the program: a cached struct type built on t holds
+ * a reference to it (MPI_Type_create_struct), so t would live on, and its
+ * attributes' delete callbacks would not run, until the entry happened to
+ * be evicted.  Drop this thread's entries that use t (a pending request
+ * that uses one keeps it alive, MPI 3.1 section 4.1.9); another thread's
+ * entry goes when its slot is next used (the epoch check fails). */
+void hp_types_evict(struct hp_mt *mt, MPI_Datatype t)
+{
+	if (!mt || t == MPI_DATATYPE_NULL)
+		return;
+	for (int i = 0; i < HP_STRUCTCACHE; i++)
+		if (mt->sts[i].st != MPI_DATATYPE_NULL && mt->sts[i].type == t)
+			PMPI_Type_free(&mt->sts[i].st);
+}
+
 void hp_type_free_own(MPI_Datatype *t)
 {
 	PMPI_Type_free(t);

@@ -304,6 +304,35 @@ static int mkdir_p(const char *dir)
 	return S_ISDIR(sb.st_mode) ? 0 : -ENOTDIR;
 }
 
+/* Open MPI's MPI_INFO_ENV takes "command" and "argv" from OMPI_COMMAND and
+ * OMPI_ARGV, which mpirun set for the program it started: hyprof.  Make
+ * them name the program hyprof runs, as in a run without hyprof (the base
+ * name, and the arguments joined by single spaces). */
+static void set_ompi_command(char **prog_argv)
+{
+	if (!getenv("OMPI_COMMAND"))
+		return;
+	const char *base = strrchr(prog_argv[0], '/');
+	setenv("OMPI_COMMAND", base ? base + 1 : prog_argv[0], 1);
+	size_t n = 1;
+	for (char **a = prog_argv + 1; *a; a++)
+		n += strlen(*a) + 1;
+	char *args = malloc(n);
+	if (!args)
+		return;
+	args[0] = 0;
+	for (char **a = prog_argv + 1; *a; a++) {
+		if (a != prog_argv + 1)
+			strcat(args, " ");
+		strcat(args, *a);
+	}
+	if (prog_argv[1])
+		setenv("OMPI_ARGV", args, 1);
+	else
+		unsetenv("OMPI_ARGV");
+	free(args);
+}
+
 static int under_mpi_launcher(void)
 {
 	static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
@@ -614,6 +643,7 @@ int cmd_run(int argc, char **argv)
 	rc = set_preload(prog, interp, dyn == 1);
 	if (rc)
 		return rc;
+	set_ompi_command(prog_argv);
 	fflush(NULL);
 	execv(prog, prog_argv);
 	return tool_err("%s: exec failed: %s", prog, strerror(errno));

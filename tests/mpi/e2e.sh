@@ -118,7 +118,8 @@ EOF
   ;;
 correct)
   np=$1
-  plain "$np" "$T/plain" "$B/mpi_correct"
+  # (its arguments are only shown back through MPI_INFO_ENV)
+  plain "$np" "$T/plain" "$B/mpi_correct" x "y z"
   grep -q "^done $np ranks" "$T/plain" || fail "mpi_correct did not finish"
   for cfg in "parallel default" "parallel 0" "parallel 1000000" "parallel nocompact" "none default" "local default"; do
     set -- $cfg
@@ -128,7 +129,7 @@ correct)
     nocompact) unset HYPROF_MPI_PACK_MAX; export HYPROF_MPI_PB_COMPACT=0 ;;
     *) export HYPROF_MPI_PACK_MAX=$2 ;;
     esac
-    hp "$np" "$T/p" "$T/out" --compensate "$1" -- "$B/mpi_correct"
+    hp "$np" "$T/p" "$T/out" --compensate "$1" -- "$B/mpi_correct" x "y z"
     same "$T/plain" "$T/out" "--compensate $1, packed copy up to ${2} bytes"
     $CHK fields "$T/p.json" "$np" || fail "the ranks list ($cfg)"
     # non-blocking and neighbourhood collectives are counted, with the data

@@ -1442,6 +1442,103 @@ static void t_type_free_pending(void)
 	}
 }
 
+/* A message shorter than one element of the receive type fills the first
+ * bytes of that element (MPI 3.1 section 3.3.1): one int into a struct of
+ * ints at 0, 4 and 12, by blocking, non-blocking and matched receives.  The
+ * piggyback's compact form once dropped such a partial element. */
+static void t_partial_element(void)
+{
+	if (rank > 1)
+		return;
+	int bl[3] = {1, 1, 1};
+	MPI_Aint dp[3] = {0, 4, 12};
+	MPI_Datatype ty[3] = {MPI_INT, MPI_INT, MPI_INT}, st3;
+	check(MPI_Type_create_struct(3, bl, dp, ty, &st3), "Type_create_struct");
+	check(MPI_Type_commit(&st3), "Type_commit");
+	if (rank == 0) {
+		int v = 42, w[2] = {43, 44};
+		for (int k = 0; k < 3; k++)
+			check(MPI_Send(&v, 1, MPI_INT, 1, 400 + k, MPI_COMM_WORLD), "Send one int");
+		check(MPI_Send(w, 2, MPI_INT, 1, 403, MPI_COMM_WORLD), "Send two ints");
+	} else {
+		int b[3][4];
+		MPI_Status stt;
+		MPI_Request r;
+		MPI_Message m;
+		memset(b, 0xff, sizeof(b));
+		check(MPI_Recv(b[0], 1, st3, 0, 400, MPI_COMM_WORLD, &stt), "Recv partial");
+		status_line("partial element, Recv", &stt, st3);
+		check(MPI_Irecv(b[1], 1, st3, 0, 401, MPI_COMM_WORLD, &r), "Irecv partial");
+		check(MPI_Wait(&r, &stt), "Wait partial");
+		status_line("partial element, Irecv", &stt, st3);
+		check(MPI_Mprobe(0, 402, MPI_COMM_WORLD, &m, &stt), "Mprobe partial");
+		check(MPI_Mrecv(b[2], 1, st3, &m, &stt), "Mrecv partial");
+		status_line("partial element, Mrecv", &stt, st3);
+		for (int k = 0; k < 3; k++)
+			say("partial element %d: %d %d %d %d", k, b[k][0], b[k][1], b[k][2], b[k][3]);
+		int two[4];
+		memset(two, 0xff, sizeof(two));
+		check(MPI_Recv(two, 1, st3, 0, 403, MPI_COMM_WORLD, &stt), "Recv two of three");
+		status_line("two of three", &stt, st3);
+		say("two of three: %d %d %d %d", two[0], two[1], two[2], two[3]);
+	}
+	check(MPI_Type_free(&st3), "Type_free");
+}
+
+/* A type's attributes are deleted when the program frees it, also after
+ * a message went with it (a cached struct type built on it once kept it
+ * alive, and its delete callback did not run). */
+static int deleted;
+static int count_delete(MPI_Datatype t, int key, void *val, void *extra)
+{
+	(void)t, (void)key, (void)val, (void)extra;
+	deleted++;
+	return MPI_SUCCESS;
+}
+
+static void t_type_attr_free(void)
+{
+	if (rank > 1)
+		return;
+	int key;
+	check(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, count_delete, &key, NULL), "Type_create_keyval");
+	for (int round = 0; round < 2; round++) {
+		MPI_Datatype v;
+		int buf[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+		check(MPI_Type_vector(2, 1, 3, MPI_INT, &v), "Type_vector");
+		check(MPI_Type_commit(&v), "Type_commit");
+		check(MPI_Type_set_attr(v, key, &deleted), "Type_set_attr");
+		if (rank == 0)
+			check(MPI_Send(buf, 2, v, 1, 410 + round, MPI_COMM_WORLD), "Send vector");
+		else
+			check(MPI_Recv(buf, 2, v, 0, 410 + round, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "Recv vector");
+		int before = deleted;
+		check(MPI_Type_free(&v), "Type_free");
+		say("type attribute deleted at free, round %d: %d", round, deleted - before);
+	}
+	check(MPI_Type_free_keyval(&key), "Type_free_keyval");
+}
+
+/* MPI_INFO_ENV names the program and its arguments, not the launcher
+ * (`hyprof run` execs the program: Open MPI read them from OMPI_COMMAND
+ * and OMPI_ARGV, which mpirun set for hyprof). */
+static void t_info_env(int argc, char **argv)
+{
+	char cmd[256] = "", args[256] = "";
+	int flag = 0;
+	MPI_Info_get(MPI_INFO_ENV, "command", (int)sizeof(cmd) - 1, cmd, &flag);
+	if (!flag) /* an MPI that does not give it */
+		return;
+	MPI_Info_get(MPI_INFO_ENV, "argv", (int)sizeof(args) - 1, args, &flag);
+	const char *base = strrchr(argv[0], '/');
+	base = base ? base + 1 : argv[0];
+	char want[256] = "";
+	for (int i = 1; i < argc; i++)
+		snprintf(want + strlen(want), sizeof(want) - strlen(want), "%s%s", i > 1 ? " " : "", argv[i]);
+	say("MPI_INFO_ENV command %s, argv %s", !strcmp(cmd, base) ? "the program's" : cmd,
+	    !flag ? (argc > 1 ? "absent" : "none") : !strcmp(args, want) ? "the program's" : args);
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -1475,6 +1572,9 @@ int main(int argc, char **argv)
 	t_permuted();
 	t_comm_free_pending();
 	t_type_free_pending();
+	t_partial_element();
+	t_type_attr_free();
+	t_info_env(argc, argv);
 	MPI_Barrier(MPI_COMM_WORLD);
 	/* everyone's lines, in rank order */
 	int len = (int)loglen, *lens = NULL, *displs = NULL;
