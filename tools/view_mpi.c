@@ -619,7 +619,8 @@ void view_mpi_text(struct hp_model *m, FILE *out)
 		reo += r->reordered;
 		other += r->other_world;
 	}
-	fprintf(out, "(hyprof cost = wrappers + piggyback; piggyback alone %s in total)\n",
+	fprintf(out, "(hyprof cost = wrappers + piggyback; piggyback alone %s in total.  wall local = wall raw "
+		     "minus all the rank's measurement overhead since MPI_Init: probes, samples, wrappers)\n",
 		secs(pbc, a, sizeof a));
 	if (reo)
 		fprintf(out, "%llu receive%s from MPI_ANY_SOURCE would have matched in another order "
