@@ -152,24 +152,15 @@ int hp_unwind_finish(struct hp_thread_mem *m, int n, int complete, int *truncate
 	return finish(m, n, complete, truncated);
 }
 
-static int walk_step(struct hp_thread_mem *m, void *uc, int *truncated)
+/* Step the cursor outwards, appending each caller to the n frames already
+ * in m->trace. */
+static int step_from(struct hp_thread_mem *m, unw_cursor_t *c, int n, int *truncated)
 {
-	unw_cursor_t c;
-	unw_word_t ip;
-	if (unw_init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0)
-		return 0;
-	if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0)
-		return 0;
-	int n = 0, complete = 0;
-	m->trace[n++] = ip;
+	int complete = 0;
 	m->walk_n = n;
 	for (;;) {
-		int r = unw_step(&c);
-		if (r <= 0) {
-			complete = 1;
-			break;
-		}
-		if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0) {
+		unw_word_t ip;
+		if (unw_step(c) <= 0 || unw_get_reg(c, UNW_REG_IP, &ip) < 0 || ip == 0) {
 			complete = 1;
 			break;
 		}
@@ -179,6 +170,18 @@ static int walk_step(struct hp_thread_mem *m, void *uc, int *truncated)
 		m->walk_n = n;
 	}
 	return finish(m, n, complete, truncated);
+}
+
+static int walk_step(struct hp_thread_mem *m, void *uc, int *truncated)
+{
+	unw_cursor_t c;
+	unw_word_t ip;
+	if (unw_init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0)
+		return 0;
+	if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0)
+		return 0;
+	m->trace[0] = ip;
+	return step_from(m, &c, 1, truncated);
 }
 
 static int walk_fp(struct hp_thread_mem *m, void *ucontext, int *truncated)
@@ -248,22 +251,9 @@ static int walk_noinfo_leaf(struct hp_thread_mem *m, void *ucontext, int *trunca
 	    unw_get_proc_info(&c, &pi) < 0 || pi.end_ip - pi.start_ip <= 1 ||
 	    ret <= pi.start_ip || ret > pi.end_ip)
 		return 0;
-	int n = 0, complete = 0;
-	m->trace[n++] = pc;
-	m->trace[n++] = ret;
-	m->walk_n = n;
-	for (;;) {
-		unw_word_t ip;
-		if (unw_step(&c) <= 0 || unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0) {
-			complete = 1;
-			break;
-		}
-		if (n >= HP_UNWIND_MAX)
-			break;
-		m->trace[n++] = ip;
-		m->walk_n = n;
-	}
-	return finish(m, n, complete, truncated);
+	m->trace[0] = pc;
+	m->trace[1] = ret;
+	return step_from(m, &c, 2, truncated);
 }
 
 int hp_unwind(struct hp_thread_mem *m, void *uc, int *truncated)
