@@ -280,7 +280,7 @@ static void start(void *ra)
 		 * (it synchronises), so the approximated execution starts there
 		 * too: the delay counts from here, and the walls of the report
 		 * run from here to MPI_Finalize (docs/mpi.md). */
-		hp_sampler_fold(main_mt); /* the samples before MPI_Init are in o_init */
+		hp_sampler_fold(main_mt, 0); /* the samples before MPI_Init are in o_init */
 		hp_mpi.o_init = *main_mt->o;
 		*main_mt->x = 0;
 	}
@@ -376,7 +376,7 @@ int hp_w_finalize(void *ra, __typeof__(&PMPI_Finalize) pmpi)
 		mt->depth = 1; /* nothing below is the program's MPI */
 	hp_orphans_poll(mt);
 	if (mt)
-		hp_sampler_fold(mt);
+		hp_sampler_fold(mt, 0);
 	hp_mpi.t_fin = hp_rdtsc();
 	fin.t_end = hp_mpi.t_fin;
 	fin.x = main_mt ? *main_mt->x : 0;

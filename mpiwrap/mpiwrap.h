@@ -208,7 +208,6 @@ struct hp_call {
 	uint64_t bytes;              /* user bytes moved by this call */
 	int peer;                    /* world rank of the peer, -1 if none or many */
 	int64_t wait_raw, wait_comp; /* cycles */
-	uint64_t comp0;              /* the thread's comp_cycles at entry (hp_sampler_fold) */
 	struct hp_site *site;
 };
 
@@ -217,23 +216,23 @@ struct hp_call {
  * probe does (ALGORITHMS.md section 4 counts all measurement).  The signal
  * handler only adds to its thread's comp_cycles (handler time plus the
  * calibrated kernel part per signal); the thread itself moves the new part
- * into o_p and x_p here, at the entry of each wrapped call, so the rules'
- * read-modify-write of x_p never races with a handler.  Returns the
- * thread's comp_cycles (the samples taken during the call are folded at
- * hp_call_leave()). */
-static inline uint64_t hp_sampler_fold(struct hp_mt *mt)
+ * into o_p and x_p, at the entry of each wrapped call and at its leave
+ * (hp_call_leave()), so the rules' read-modify-write of x_p never races
+ * with a handler.  Up to `absorbed` cycles of the new part stay out of x_p:
+ * at a leave, the call's raw wait (a sample that came while the call
+ * waited for its partner delayed nothing). */
+static inline void hp_sampler_fold(struct hp_mt *mt, uint64_t absorbed)
 {
 	struct hp_thread *t = mt->t;
 	if (!t || !hp_mpi.fold)
-		return 0;
+		return;
 	uint64_t now = __atomic_load_n(&t->comp_cycles, __ATOMIC_RELAXED);
 	uint64_t d = now - t->comp_folded;
 	if (d) {
 		t->comp_folded = now;
 		*mt->o += d;
-		*mt->x += d;
+		*mt->x += d > absorbed ? d - absorbed : 0;
 	}
-	return now;
 }
 
 /* Enter a wrapper: returns 0 when the call must just be passed to PMPI
@@ -253,7 +252,7 @@ static inline int hp_call_enter(struct hp_call *c, uint32_t fn, void *ra)
 	mt->depth = 1;
 	mt->call = c; /* issue 6 */
 	c->mt = mt;
-	c->comp0 = hp_sampler_fold(mt);
+	hp_sampler_fold(mt, 0);
 	c->fn = fn;
 	c->ra = ra;
 	c->t1 = c->t0 = hp_rdtsc();

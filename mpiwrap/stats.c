@@ -128,18 +128,8 @@ void hp_call_leave(struct hp_call *c)
 	uint64_t charge = hp_mpi.wrap_cyc + c->extra;
 	*mt->o += charge;
 	*mt->x += charge;
-	/* samples taken during the call: overhead all the same, but a sample
-	 * that came while the call waited for a partner delayed nothing, so the
-	 * part of them up to the call's raw wait stays out of x_p */
-	if (hp_mpi.fold && mt->t) {
-		uint64_t now = __atomic_load_n(&mt->t->comp_cycles, __ATOMIC_RELAXED);
-		uint64_t d = now - c->comp0, w = c->wait_raw > 0 ? (uint64_t)c->wait_raw : 0;
-		if (d && now - mt->t->comp_folded == d) { /* nothing folded meanwhile */
-			mt->t->comp_folded = now;
-			*mt->o += d;
-			*mt->x += d > w ? d - w : 0;
-		}
-	}
+	/* samples taken during the call (the entry folded those before it) */
+	hp_sampler_fold(mt, c->wait_raw > 0 ? (uint64_t)c->wait_raw : 0);
 	t->wrap_cyc += hp_mpi.wrap_cyc;
 	/* requests the user freed while active: their data may have arrived */
 	if (HP_UNLIKELY(__atomic_load_n(&hp_orphans_pending, __ATOMIC_RELAXED)))
