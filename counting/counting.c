@@ -35,22 +35,21 @@ static void setup_costs(int pmode)
 		      : pmode == HP_PM_COUNT ? hp_calib.count_probe.median
 					     : 0;
 	uint64_t pc = round_u64(ns_to_cycles(pair));
+	/* a signal's kernel part: charged whenever costs are compensated, in
+	 * any mode (the MPI wrappers add comp_cycles to the overhead and the
+	 * delay, mpiwrap/mpiwrap.h hp_sampler_fold) */
+	int comp = hp_rt.cfg.compensate != HP_COMP_NONE;
+	uint64_t kern = comp ? round_u64(ns_to_cycles(hp_calib.sample_kernel.median)) : 0;
 	hp_probe_g.cost_pair = pc;
 	memset(&hp_probe_g.comp, 0, sizeof(hp_probe_g.comp));
-	hp_probe_g.comp_on = pmode == HP_PM_TIMED && hp_rt.cfg.compensate != HP_COMP_NONE;
+	hp_probe_g.comp_on = pmode == HP_PM_TIMED && comp;
 	if (hp_probe_g.comp_on) {
 		hp_probe_g.comp.di = round_u64(ns_to_cycles(hp_calib.di.median));
 		hp_probe_g.comp.pair = pc;
-		hp_probe_g.comp.sample_kernel =
-			round_u64(ns_to_cycles(hp_calib.sample_kernel.median));
+		hp_probe_g.comp.sample_kernel = kern;
 	}
-	/* the handler charges it per signal (struct hp_thread comp_cycles):
-	 * whenever costs are compensated, in any mode, since the MPI wrappers
-	 * add comp_cycles to the overhead and the delay (mpiwrap/mpiwrap.h
-	 * hp_sampler_fold) */
-	hp_rt.sig_kernel_cyc = hp_rt.cfg.compensate != HP_COMP_NONE
-				       ? round_u64(ns_to_cycles(hp_calib.sample_kernel.median))
-				       : 0;
+	/* the handler charges it per signal (struct hp_thread comp_cycles) */
+	hp_rt.sig_kernel_cyc = kern;
 	/* In-situ recalibration (counting/probe.c): measured mode, when the
 	 * start-up calibration ran (it resolves what the bursts call).
 	 * HYPROF_RECAL_MS=0 turns it off. */

@@ -1060,7 +1060,7 @@ int model__load_opts(struct hp_model *m, const char *path, unsigned opts, char *
 	/* how samples and counts were joined */
 	char note[2048];
 	m->timed = measured && pv->any_probes;
-	if (measured && pv->any_probes) {
+	if (m->timed) {
 		snprintf(note, sizeof note,
 			 "measured: the tree is the probe tree (instrumented functions and regions); "
 			 "times come from entry/exit timestamps with the calibrated probe cost "
@@ -1121,9 +1121,8 @@ struct mb *model__builder(struct hp_model *m)
 
 /* Thread i in a selection: rank -1 = the model (every process, ranks merged
  * or not), else the processes of that rank, their own per-rank files
- * included; `exact`: rank -1 means the processes without a rank. */
-/* `exact` with rank -1 and pid > 0: that process only (processes without
- * a rank are shown one by one). */
+ * included; `exact`: rank -1 means the processes without a rank, and with
+ * pid > 0 that process only (they are shown one by one). */
 static int selected(const struct hp_model *m, size_t i, int rank, int thread, int exact, int pid)
 {
 	const struct mpriv *pv = m->priv;
