@@ -18,6 +18,7 @@
 
 #include <mpi.h>
 #include <stdlib.h>
+#include <string.h>
 
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint must be a C int");
 
@@ -79,6 +80,43 @@ static inline int hp_fcomm_peers(MPI_Comm comm)
 	else
 		PMPI_Comm_size(comm, &n);
 	return n;
+}
+
+/* Neighbours of comm's topology (the length of Neighbor_alltoallw's type
+ * arrays): out- or in-degree; 0 without a topology (MPI then fails the
+ * call, and no element is read). */
+static inline int hp_fcomm_nbrs(MPI_Comm comm, int out)
+{
+	int topo = MPI_UNDEFINED, n = 0, in = 0, weighted = 0, rank = 0;
+	if (comm == MPI_COMM_NULL || PMPI_Topo_test(comm, &topo) != MPI_SUCCESS)
+		return 0;
+	if (topo == MPI_CART && PMPI_Cartdim_get(comm, &n) == MPI_SUCCESS)
+		return 2 * n;
+	if (topo == MPI_GRAPH && PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS &&
+	    PMPI_Graph_neighbors_count(comm, rank, &n) == MPI_SUCCESS)
+		return n;
+	if (topo == MPI_DIST_GRAPH && PMPI_Dist_graph_neighbors_count(comm, &in, &n, &weighted) == MPI_SUCCESS)
+		return out ? n : in;
+	return 0;
+}
+
+/* A CHARACTER(LEN=*) argument as a C string, leading and trailing blanks
+ * dropped as Open MPI's bindings do; on the heap, freed by the caller. */
+static inline char *hp_fstring(const char *f, size_t len)
+{
+	len = (unsigned)len; /* a compiler that passes an int length */
+	while (len && *f == ' ') {
+		f++;
+		len--;
+	}
+	while (len && f[len - 1] == ' ')
+		len--;
+	char *c = malloc(len + 1);
+	if (c) {
+		memcpy(c, f, len);
+		c[len] = 0;
+	}
+	return c;
 }
 
 /* Datatype arrays (Alltoallw): on the heap, freed by the caller after the

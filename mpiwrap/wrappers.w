@@ -528,12 +528,12 @@
 %fn neighbor_allgatherv int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 %fn neighbor_allgather  int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 %fn neighbor_alltoallv  int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
-%fn neighbor_alltoallw nofortran int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+%fn neighbor_alltoallw int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[] /*types:comm/out*/, void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[] /*types:comm/in*/, MPI_Comm comm)
 %fn ineighbor_allgather  int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 %fn ineighbor_allgatherv int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 %fn ineighbor_allgather  int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 %fn ineighbor_alltoallv  int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-%fn ineighbor_alltoallw nofortran int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
+%fn ineighbor_alltoallw int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[] /*types:comm/out*/, void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[] /*types:comm/in*/, MPI_Comm comm, MPI_Request *request)
 
 # ---- communicators and datatypes -------------------------------------------------
 %class comm_new
@@ -688,9 +688,8 @@
 
 # ---- MPI-IO (io.c) -------------------------------------------------------------------
 # Timed and counted per call site with the bytes moved; no piggyback, no
-# compensation (no message).  Fortran entry points for all but the two
-# calls with a string (File_open, File_set_view: Fortran passes its length
-# apart), which a Fortran program then makes uncounted.
+# compensation (no message).  Fortran strings (File_open's name,
+# File_set_view's representation) are converted by /*fstring*/.
 %class io_open
 	rc = {{pmpi}}({{args}});
 %end
@@ -728,9 +727,9 @@
 	rc = hp_w_io_iwrite_at(&c, {{pmpi}}, {{args}});
 %end
 
-%fn io_open nofortran int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
+%fn io_open int MPI_File_open(MPI_Comm comm, const char *filename /*fstring*/, int amode, MPI_Info info, MPI_File *fh)
 %fn io_close int MPI_File_close(MPI_File *fh /*inout*/)
-%fn io_set_view nofortran int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info)
+%fn io_set_view int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep /*fstring*/, MPI_Info info)
 %fn io_sync int MPI_File_sync(MPI_File fh)
 %fn io_read int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 %fn io_read int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)

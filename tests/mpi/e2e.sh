@@ -213,7 +213,7 @@ fortran)
     # the calls made from Fortran are in the profile, at their Fortran lines
     case $prog in
     mpi_fortran_f08) want="MPI_Waitany@fortran_f08 MPI_Test@fortran_f08 MPI_Allreduce@fortran_f08 MPI_Send@fortran_f08 MPI_Put@fortran_f08 MPI_Win_fence@fortran_f08 MPI_Win_free@fortran_f08" ;;
-    *) want="MPI_Send@fortran_usempi MPI_Recv@fortran_usempi MPI_Waitany@fortran_usempi MPI_Waitsome@fortran_usempi MPI_Waitall@fortran_usempi MPI_Test@fortran_usempi MPI_Iprobe@fortran_usempi MPI_Allreduce@fortran_usempi MPI_Comm_split@fortran_usempi MPI_Alltoallw@fortran_usempi MPI_Put@fortran_usempi MPI_Get@fortran_usempi MPI_Win_fence@fortran_usempi MPI_Win_unlock@fortran_usempi MPI_File_write_at@fortran_usempi MPI_File_read_at@fortran_usempi MPI_File_close@fortran_usempi" ;;
+    *) want="MPI_Send@fortran_usempi MPI_Recv@fortran_usempi MPI_Waitany@fortran_usempi MPI_Waitsome@fortran_usempi MPI_Waitall@fortran_usempi MPI_Test@fortran_usempi MPI_Iprobe@fortran_usempi MPI_Allreduce@fortran_usempi MPI_Comm_split@fortran_usempi MPI_Alltoallw@fortran_usempi MPI_Put@fortran_usempi MPI_Get@fortran_usempi MPI_Win_fence@fortran_usempi MPI_Win_unlock@fortran_usempi MPI_File_open@fortran_usempi MPI_File_set_view@fortran_usempi MPI_File_write_at@fortran_usempi MPI_File_read_at@fortran_usempi MPI_File_close@fortran_usempi MPI_Neighbor_alltoallw@fortran_usempi" ;;
     esac
     $CHK sites "$T/f.json" $want || fail "$prog: Fortran calls missing from the profile"
     $CHK applied "$T/f.json" 2 || fail "$prog: Fortran messages carried no piggyback"

@@ -19,9 +19,12 @@ program fortran_mpi
   double precision :: x, y(3)
   logical :: flag
   ! one-sided and MPI-IO
-  integer :: win, wmem(4), fh, intsize
+  integer :: win, wmem(4), fh, intsize, ring
+  integer(kind=MPI_ADDRESS_KIND) :: nd(2)
+  logical :: periods(1)
   integer(kind=MPI_ADDRESS_KIND) :: wsize, disp
   integer(kind=MPI_OFFSET_KIND) :: off
+  character(len=40) :: fname
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -148,6 +151,19 @@ program fortran_mpi
     call MPI_Alltoallw(sb(:, 2), idxs, sb(:, 1), reqs, vals(:, 1), idxs, sb(:, 1), reqs, MPI_COMM_WORLD, ierr)
     print '(a,4i4)', 'alltoallw: ', vals(1:nproc, 1)
   end if
+  ! Neighbor_alltoallw on a periodic ring: the type arrays are as long as
+  ! the topology's degree (2), not the communicator's size
+  periods(1) = .true.
+  call MPI_Cart_create(MPI_COMM_WORLD, 1, [nproc], periods, .false., ring, ierr)
+  sb(1:2, 2) = [rank * 10 + 1, rank * 10 + 2]
+  call MPI_Type_size(MPI_INTEGER, intsize, ierr)
+  nd = [0_MPI_ADDRESS_KIND, int(intsize, MPI_ADDRESS_KIND)]
+  idxs(1:2) = 1
+  reqs(1:2) = MPI_INTEGER
+  vals(1:2, 1) = -1
+  call MPI_Neighbor_alltoallw(sb(:, 2), idxs, nd, reqs, vals(:, 1), idxs, nd, reqs, ring, ierr)
+  print '(a,i0,2i5)', 'neighbor_alltoallw: ', ierr, vals(1:2, 1)
+  call MPI_Comm_free(ring, ierr)
   call MPI_Comm_split(MPI_COMM_WORLD, mod(rank, 2), rank, half, ierr)
   call MPI_Comm_dup(half, dup, ierr)
   call MPI_Allreduce(rank, n, 1, MPI_INTEGER, MPI_SUM, dup, ierr)
@@ -176,8 +192,14 @@ program fortran_mpi
   print '(a,l1)', 'rma win freed: ', win == MPI_WIN_NULL
 
   ! MPI-IO: each rank writes 4 integers at its offset, reads its peer's
-  call MPI_File_open(MPI_COMM_WORLD, 'hp_fortran_io.tmp', MPI_MODE_CREATE + MPI_MODE_RDWR, &
+  ! the name blank-padded, as a CHARACTER variable longer than its contents
+  fname = 'hp_fortran_io.tmp'
+  call MPI_File_open(MPI_COMM_WORLD, fname, MPI_MODE_CREATE + MPI_MODE_RDWR, &
                      MPI_INFO_NULL, fh, ierr)
+  print '(a,i0)', 'io open: ', ierr
+  off = 0
+  call MPI_File_set_view(fh, off, MPI_BYTE, MPI_BYTE, 'native  ', MPI_INFO_NULL, ierr)
+  print '(a,i0)', 'io set_view: ', ierr
   buf(1:4) = [1, 2, 3, 4] + 10 * rank
   off = rank * 4 * intsize
   call MPI_File_write_at(fh, off, buf, 4, MPI_INTEGER, st, ierr)
