@@ -25,6 +25,12 @@ struct fn_range {
 	uint64_t lo, hi;      /* hi 0: unknown, up to the next one */
 };
 
+struct cu_range {
+	uint64_t lo, hi;      /* [lo, hi) file addresses (bias added) */
+	Dwarf_Die *cu;        /* owned by the objfile's Dwfl */
+	Dwarf_Addr bias;
+};
+
 struct objfile {
 	const char *path;     /* interned */
 	const char *base;     /* interned basename */
@@ -35,6 +41,9 @@ struct objfile {
 	struct fn_range *fns; /* functions from .eh_frame_hdr, sorted (load_fstarts) */
 	size_t nfns;
 	int fstarts_done;
+	struct cu_range *cus; /* compile units by their DIE's ranges (load_cus) */
+	size_t ncus;
+	int cus_done;
 	struct objfile *next;
 };
 
@@ -118,6 +127,7 @@ void symtab__free(struct symtab *st)
 			dwfl_end(o->dwfl);
 		u64map__free(&o->cache);
 		free(o->fns);
+		free(o->cus);
 		free(o);
 	}
 	for (struct sym_space *s = st->spaces, *nx; s; s = nx) {
@@ -361,6 +371,68 @@ static int function_start(struct objfile *o, uint64_t a, uint64_t *start)
 	return 0;
 }
 
+/* ---- compile units without .debug_aranges ---------------------------
+ *
+ * libdw before 0.192 (Debian 12 has 0.188) finds the CU of an address,
+ * for dwfl_module_addrdie() and dwfl_module_getsrc() alike, through
+ * .debug_aranges only.  Clang emits none by default (-gdwarf-aranges), so
+ * every address of a clang-built object had neither inlined frames nor a
+ * file and line.  Every CU DIE carries its own address ranges: when the
+ * library finds no CU, look it up in a table built from those. */
+
+static int cmp_cu_range(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static void load_cus(struct objfile *o)
+{
+	size_t cap = 0;
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias = 0;
+	o->cus_done = 1;
+	while ((cu = dwfl_module_nextcu(o->mod, cu, &bias)) != NULL) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+		while ((off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0) {
+			if (lo >= hi)
+				continue;
+			if (o->ncus == cap) {
+				cap = cap ? cap * 2 : 64;
+				struct cu_range *n = realloc(o->cus, cap * sizeof *n);
+				if (!n)
+					return;
+				o->cus = n;
+			}
+			o->cus[o->ncus++] = (struct cu_range){lo + bias, hi + bias, cu, bias};
+		}
+	}
+	qsort(o->cus, o->ncus, sizeof *o->cus, cmp_cu_range);
+}
+
+/* The CU whose ranges hold file address a, or NULL. */
+static Dwarf_Die *cu_by_ranges(struct objfile *o, uint64_t a, Dwarf_Addr *bias)
+{
+	if (!o->cus_done)
+		load_cus(o);
+	size_t lo = 0, hi = o->ncus;
+	while (lo < hi) { /* first range starting above a */
+		size_t mid = (lo + hi) / 2;
+		if (o->cus[mid].lo <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* ranges of different CUs may nest (a CU's whole span): look back */
+	for (size_t i = lo; i-- > 0 && lo - i <= 64;)
+		if (a < o->cus[i].hi) {
+			*bias = o->cus[i].bias;
+			return o->cus[i].cu;
+		}
+	return NULL;
+}
+
 /* Resolve file address `a` in object o (a already pc-1 for return addresses). */
 static struct sym_loc *resolve_obj(struct symtab *st, struct objfile *o, uint64_t a,
 				   uint64_t offset)
@@ -377,6 +449,8 @@ static struct sym_loc *resolve_obj(struct symtab *st, struct objfile *o, uint64_
 		GElf_Sym sym;
 		symname = dwfl_module_addrinfo(o->mod, a, &off, &sym, NULL, NULL, NULL);
 		cu = dwfl_module_addrdie(o->mod, a, &bias);
+		if (!cu)
+			cu = cu_by_ranges(o, a, &bias);
 		if (cu)
 			ns = dwarf_getscopes(cu, a - bias, &scopes);
 		if (ns < 0)
@@ -412,8 +486,13 @@ static struct sym_loc *resolve_obj(struct symtab *st, struct objfile *o, uint64_
 	int line = 0;
 	if (o->mod) {
 		Dwfl_Line *l = dwfl_module_getsrc(o->mod, a);
+		Dwarf_Line *dl;
 		if (l)
 			src = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+		else if (cu && (dl = dwarf_getsrc_die(cu, a - bias)) != NULL) {
+			src = dwarf_linesrc(dl, NULL, NULL);
+			dwarf_lineno(dl, &line);
+		}
 	}
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
