@@ -433,6 +433,80 @@ static Dwarf_Die *cu_by_ranges(struct objfile *o, uint64_t a, Dwarf_Addr *bias)
 	return NULL;
 }
 
+/* ---- scopes of an address without abstract origins ----------------------
+ *
+ * dwarf_getscopes() follows an inlined instance to its abstract definition
+ * and looks for that in the instance's own CU.  GCC's LTO output keeps the
+ * abstract definitions in the compile-time CUs and the code in the
+ * link-time ones: the definition is in another CU, and dwarf_getscopes()
+ * answers no scope at all, so a program built with -flto lost its inlined
+ * frames and its DWARF names (only the symbol, "f [clone .constprop.0]").
+ * The concrete DIEs that hold the address, found walking down from the
+ * CU, are all the symbolizer needs. */
+
+struct scope_walk {
+	Dwarf_Addr pc;
+	Dwarf_Die dies[256];  /* outermost first */
+	int n;
+};
+
+/* Types and namespaces hold function definitions without an address range
+ * of their own. */
+static int holds_functions(int tag)
+{
+	return tag == DW_TAG_namespace || tag == DW_TAG_class_type || tag == DW_TAG_structure_type ||
+	       tag == DW_TAG_union_type || tag == DW_TAG_module;
+}
+
+/* Append the innermost chain of d's descendants holding w->pc; 1 if any. */
+static int walk_scopes(struct scope_walk *w, Dwarf_Die *d)
+{
+	Dwarf_Die c;
+	if (dwarf_child(d, &c) != 0)
+		return 0;
+	do {
+		if (dwarf_haspc(&c, w->pc) > 0) {
+			if (w->n < (int)(sizeof w->dies / sizeof w->dies[0]))
+				w->dies[w->n++] = c;
+			walk_scopes(w, &c);
+			return 1;
+		}
+		if (holds_functions(dwarf_tag(&c)) && walk_scopes(w, &c))
+			return 1;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+/* The DIEs holding pc in cu, innermost first (the CU last), into *out
+ * (malloc'd); returns their count, 0 if none. */
+static int scopes_by_walk(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **out)
+{
+	struct scope_walk *w = malloc(sizeof *w);
+	*out = NULL;
+	if (!w)
+		return 0;
+	w->pc = pc;
+	w->dies[0] = *cu;
+	w->n = 1;
+	walk_scopes(w, cu);
+	*out = malloc(w->n * sizeof **out);
+	int n = *out ? w->n : 0;
+	for (int i = 0; i < n; i++)
+		(*out)[i] = w->dies[w->n - 1 - i];
+	free(w);
+	return n;
+}
+
+static int has_function_scope(Dwarf_Die *scopes, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)
+			return 1;
+	}
+	return 0;
+}
+
 /* Resolve file address `a` in object o (a already pc-1 for return addresses). */
 static struct sym_loc *resolve_obj(struct symtab *st, struct objfile *o, uint64_t a,
 				   uint64_t offset)
@@ -455,6 +529,10 @@ static struct sym_loc *resolve_obj(struct symtab *st, struct objfile *o, uint64_
 			ns = dwarf_getscopes(cu, a - bias, &scopes);
 		if (ns < 0)
 			ns = 0;
+		if (cu && !has_function_scope(scopes, ns)) {
+			free(scopes);
+			ns = scopes_by_walk(cu, a - bias, &scopes);
+		}
 		/* dwarf_getscopes continues past an inlined subroutine with the
 		 * scopes of its abstract definition, not with its caller: take
 		 * the innermost function scope and walk its concrete parents */

@@ -30,8 +30,9 @@ prof plain --freq 1000 -- "$HYPROF_TEST_BIN/hp_split"
 prof instr --freq 1000 -- "$HYPROF_TEST_BIN/hp_split_instr"
 prof measured --freq 1000 --mode measured -- "$HYPROF_TEST_BIN/hp_split_instr"
 prof inline --freq 1000 -- "$HYPROF_TEST_BIN/hp_inline"
+prof inline_lto --freq 1000 -- "$HYPROF_TEST_BIN/hp_inline_lto"
 # the same built by clang (no .debug_aranges), when CMake found one
-inlines=inline
+inlines="inline inline_lto"
 if [ -x "$HYPROF_TEST_BIN/hp_inline_clang" ]; then
 	prof inline_clang --freq 1000 -- "$HYPROF_TEST_BIN/hp_inline_clang" && inlines="$inlines inline_clang"
 else
