@@ -507,6 +507,37 @@ static int has_function_scope(Dwarf_Die *scopes, int n)
 	return 0;
 }
 
+/* dwarf_decl_file() of a DIE in a split unit: libdw 0.188 asserts there
+ * (its file table is loaded by dwarf_getsrcfiles(), not by the
+ * dwarf_getsrclines() dwarf_decl_file() calls): read the table of the
+ * attribute's own unit (another CU's, for an abstract origin) instead. */
+static const char *decl_file(Dwarf_Die *d)
+{
+	Dwarf_Attribute at;
+	Dwarf_Word idx;
+	Dwarf_Die cu;
+	Dwarf_Files *files;
+	size_t n;
+	if (!dwarf_attr_integrate(d, DW_AT_decl_file, &at) || dwarf_formudata(&at, &idx) != 0 ||
+	    !dwarf_cu_die(at.cu, &cu, NULL, NULL, NULL, NULL, NULL, NULL) ||
+	    dwarf_getsrcfiles(&cu, &files, &n) != 0 || idx >= n)
+		return NULL;
+	return dwarf_filesrc(files, idx, NULL, NULL);
+}
+
+/* -gsplit-dwarf leaves a skeleton CU in the object (ranges, line table)
+ * and the DIEs of the functions in a .dwo file: the scopes are in the split
+ * unit libdw pairs with the skeleton (found by DW_AT_dwo_name).  Returns
+ * that unit (in *buf), or cu itself. */
+static Dwarf_Die *split_unit(Dwarf_Die *cu, Dwarf_Die *buf)
+{
+	uint8_t type = 0;
+	if (!cu || dwarf_cu_info(cu->cu, NULL, &type, NULL, buf, NULL, NULL, NULL) != 0 ||
+	    type != DW_UT_skeleton || dwarf_tag(buf) != DW_TAG_compile_unit)
+		return cu;
+	return buf;
+}
+
 /* Resolve file address `a` in object o (a already pc-1 for return addresses). */
 static struct sym_loc *resolve_obj(struct symtab *st, struct objfile *o, uint64_t a,
 				   uint64_t offset)
@@ -515,7 +546,7 @@ static struct sym_loc *resolve_obj(struct symtab *st, struct objfile *o, uint64_
 	Dwarf_Die *scopes = NULL;
 	int ns = 0;
 	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = NULL;
+	Dwarf_Die *cu = NULL, split;
 	const char *symname = NULL;
 
 	if (o->mod) {
@@ -525,6 +556,7 @@ static struct sym_loc *resolve_obj(struct symtab *st, struct objfile *o, uint64_
 		cu = dwfl_module_addrdie(o->mod, a, &bias);
 		if (!cu)
 			cu = cu_by_ranges(o, a, &bias);
+		cu = split_unit(cu, &split);
 		if (cu)
 			ns = dwarf_getscopes(cu, a - bias, &scopes);
 		if (ns < 0)
@@ -613,7 +645,7 @@ static struct sym_loc *resolve_obj(struct symtab *st, struct objfile *o, uint64_
 			f->name = strpool__get(st->pool, sym_demangle(symname, buf, sizeof buf));
 		if (!f->name)
 			f->name = strpool__get(st->pool, "[unknown]");
-		f->file = strpool__get(st->pool, dwarf_decl_file(d));
+		f->file = strpool__get(st->pool, decl_file(d));
 		int dl = 0;
 		if (dwarf_decl_line(d, &dl) == 0)
 			f->decl_line = dl;

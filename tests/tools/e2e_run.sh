@@ -31,8 +31,9 @@ prof instr --freq 1000 -- "$HYPROF_TEST_BIN/hp_split_instr"
 prof measured --freq 1000 --mode measured -- "$HYPROF_TEST_BIN/hp_split_instr"
 prof inline --freq 1000 -- "$HYPROF_TEST_BIN/hp_inline"
 prof inline_lto --freq 1000 -- "$HYPROF_TEST_BIN/hp_inline_lto"
+prof inline_split --freq 1000 -- "$HYPROF_TEST_BIN/hp_inline_split"
 # the same built by clang (no .debug_aranges), when CMake found one
-inlines="inline inline_lto"
+inlines="inline inline_lto inline_split"
 if [ -x "$HYPROF_TEST_BIN/hp_inline_clang" ]; then
 	prof inline_clang --freq 1000 -- "$HYPROF_TEST_BIN/hp_inline_clang" && inlines="$inlines inline_clang"
 else
