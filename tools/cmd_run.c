@@ -182,17 +182,13 @@ out:
 	return rc;
 }
 
-/* Which MPI an object loads: runs the dynamic loader in trace mode
- * (`ld.so --list OBJ`, as ldd does; nothing of it runs) and looks at the
- * objects' names.  MPI_OPENMPI (libmpi.so.40 and on, libmpi_*), MPI_MPICH
- * (libmpich*, or libmpi.so.12: MPICH's own name, Intel MPI's, MVAPICH's),
- * MPI_NONE, or -1 when the loader could not say. */
-enum { MPI_NONE = 0, MPI_OPENMPI = 1, MPI_MPICH = 2 };
-
-static int mpi_family(const char *obj, const char *interp)
+/* The objects an object loads: runs the dynamic loader in trace mode
+ * (`ld.so --list OBJ`, as ldd does; nothing of it runs) into buf, one
+ * object a line.  0, or -1 when the loader could not say. */
+static int ld_list(const char *obj, const char *interp, char *buf, size_t len)
 {
 	int fds[2];
-	if (pipe(fds) < 0)
+	if (len == 0 || pipe(fds) < 0)
 		return -1;
 	pid_t pid = fork();
 	if (pid < 0) {
@@ -213,11 +209,10 @@ static int mpi_family(const char *obj, const char *interp)
 		_exit(127);
 	}
 	close(fds[1]);
-	char buf[65536];
 	size_t n = 0;
 	ssize_t r;
-	while ((r = read(fds[0], buf + n, sizeof buf - 1 - n)) > 0 || (r < 0 && errno == EINTR))
-		if (r > 0 && (n += (size_t)r) >= sizeof buf - 1)
+	while ((r = read(fds[0], buf + n, len - 1 - n)) > 0 || (r < 0 && errno == EINTR))
+		if (r > 0 && (n += (size_t)r) >= len - 1)
 			break;
 	/* drain whatever did not fit */
 	char sink[4096];
@@ -228,13 +223,20 @@ static int mpi_family(const char *obj, const char *interp)
 	int st = 0;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		return -1;
-	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
-		char *name = line;
-		while (*name == ' ' || *name == '\t')
-			name++;
-		const char *base = strstr(name, "/libmpi");
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+/* Which MPI a list of ld_list() loads, by the objects' names: MPI_OPENMPI
+ * (libmpi.so.40 and on, libmpi_*), MPI_MPICH (libmpich*, or libmpi.so.12:
+ * MPICH's own name, Intel MPI's, MVAPICH's), MPI_NONE. */
+enum { MPI_NONE = 0, MPI_OPENMPI = 1, MPI_MPICH = 2 };
+
+static int mpi_family_of(const char *list)
+{
+	for (const char *line = list; *line; line += strcspn(line, "\n"), line += *line == '\n') {
+		const char *name = line + strspn(line, " \t");
+		size_t n = strcspn(name, "\n");
+		const char *base = memmem(name, n, "/libmpi", 7);
 		base = strncmp(name, "libmpi", 6) == 0 ? name : base ? base + 1 : NULL;
 		if (!base)
 			continue;
@@ -244,6 +246,40 @@ static int mpi_family(const char *obj, const char *interp)
 			return MPI_OPENMPI;
 	}
 	return MPI_NONE;
+}
+
+/* Which MPI an object loads (mpi_family_of), or -1 when the loader could
+ * not say. */
+static int mpi_family(const char *obj, const char *interp)
+{
+	char buf[65536];
+	return ld_list(obj, interp, buf, sizeof buf) < 0 ? -1 : mpi_family_of(buf);
+}
+
+/* The path of the sanitizer runtime (libasan, libtsan, libhwasan, or
+ * clang's shared libclang_rt.*san) in a list of ld_list(), into out: "" if
+ * none.  Such a runtime must be the first object of the process (ASan
+ * aborts otherwise: "ASan runtime does not come first in initial library
+ * list"), so it goes ahead of libhyprof.so in LD_PRELOAD. */
+static void sanitizer_of(const char *list, char *out, size_t len)
+{
+	static const char *const rts[] = {"libasan.so", "libtsan.so", "libhwasan.so", "libclang_rt.asan",
+					  "libclang_rt.tsan", "libclang_rt.hwasan", NULL};
+	out[0] = 0;
+	for (const char *line = list; *line; line += strcspn(line, "\n"), line += *line == '\n') {
+		const char *name = line + strspn(line, " \t");
+		size_t n = strcspn(name, " \t\n");
+		for (int i = 0; rts[i]; i++)
+			if (strncmp(name, rts[i], strlen(rts[i])) == 0) {
+				/* "libasan.so.8 => /usr/lib/.../libasan.so.8 (0x...)" */
+				const char *path = strstr(name, "=> ");
+				path = path && path < name + strcspn(name, "\n") ? path + 3 : name;
+				size_t m = path == name ? n : strcspn(path, " \t\n");
+				if (m < len && (path[0] == '/' || path == name))
+					snprintf(out, len, "%.*s", (int)m, path);
+				return;
+			}
+	}
 }
 
 /* The MPI whose launcher started this process, by the variables it sets:
@@ -421,6 +457,13 @@ static int set_preload(const char *prog, const char *interp, int dynamic)
 				"directory that holds libhyprof.so",
 				rt);
 
+	/* what the program loads: its MPI, its sanitizer runtime */
+	static char list[65536];
+	int listed = dynamic ? ld_list(prog, interp, list, sizeof list) : -1;
+	char san[PATH_MAX] = "";
+	if (listed == 0)
+		sanitizer_of(list, san, sizeof san);
+
 	int want_mpi = 0;
 	const char *force = getenv("HYPROF_MPI");
 	if (force && *force) {
@@ -438,7 +481,7 @@ static int set_preload(const char *prog, const char *interp, int dynamic)
 		 * it: then the wrappers go in first, so libmpi is theirs when
 		 * the program loads it.  Another MPI's launcher: no wrappers (two
 		 * MPIs in one process would break it). */
-		int fam = mpi_family(prog, interp);
+		int fam = listed < 0 ? -1 : mpi_family_of(list);
 		if (fam == MPI_NONE) {
 			int launcher = launcher_family();
 			want_mpi = launcher != MPI_NONE && launcher == mpi_family(mpi, interp);
@@ -454,13 +497,17 @@ static int set_preload(const char *prog, const char *interp, int dynamic)
 	}
 
 	const char *old = getenv("LD_PRELOAD");
-	size_t len = strlen(rt) + strlen(mpi) + (old ? strlen(old) : 0) + 4;
+	size_t len = strlen(san) + strlen(rt) + strlen(mpi) + (old ? strlen(old) : 0) + 4;
 	char *pre = malloc(len);
 	if (!pre)
 		return tool_err("out of memory");
 	pre[0] = 0;
-	if (!path_in_list(old, rt))
+	strcat(pre, san); /* the sanitizer first (sanitizer_of), then hyprof */
+	if (!path_in_list(old, rt)) {
+		if (*pre)
+			strcat(pre, ":");
 		strcat(pre, rt);
+	}
 	if (want_mpi && !path_in_list(old, mpi)) {
 		if (*pre)
 			strcat(pre, ":");
