@@ -371,6 +371,90 @@ static int function_start(struct objfile *o, uint64_t a, uint64_t *start)
 	return 0;
 }
 
+/* ---- PLT stubs ----------------------------------------------------------
+ *
+ * The stubs of .plt, .plt.sec and .plt.got have no symbol; the unwind
+ * table has one entry for a whole section, so every stub of an object
+ * was one "[prog+0x1020]", as if the program were stripped.  Each stub
+ * jumps through a GOT slot (jmp *disp(%rip), after an endbr64 or a bnd
+ * prefix) that a relocation of .rela.plt (JUMP_SLOT) or .rela.dyn
+ * (GLOB_DAT) binds to its function: name the stub "function@plt", as
+ * objdump and perf do.  Section data of the object's own ELF: stripped
+ * objects keep .plt and .dynsym.  Returns 0 and the name in buf, or -1. */
+
+static int is_plt_section(const char *name)
+{
+	return strcmp(name, ".plt") == 0 || strcmp(name, ".plt.sec") == 0 || strcmp(name, ".plt.got") == 0;
+}
+
+/* The GOT slot the stub at a (in section data d at addr, entries of es
+ * bytes) jumps through, or 0. */
+static uint64_t plt_slot(const Elf_Data *d, uint64_t addr, uint64_t es, uint64_t a)
+{
+	uint64_t start = addr + (a - addr) / es * es;
+	const unsigned char *p = (const unsigned char *)d->d_buf + (start - addr);
+	size_t left = d->d_size - (start - addr);
+	for (size_t i = 0; i + 6 <= left && i + 6 <= es; i++)
+		if (p[i] == 0xff && p[i + 1] == 0x25) /* jmp *disp32(%rip) */
+			return start + i + 6 + (uint64_t)(int64_t)rd_s32(p + i + 2);
+	return 0;
+}
+
+/* The name of the symbol a relocation section binds to GOT slot `slot`. */
+static const char *reloc_sym(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, uint64_t slot)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	Elf_Scn *symscn = elf_getscn(elf, sh->sh_link);
+	GElf_Shdr symsh;
+	Elf_Data *syms = symscn ? elf_getdata(symscn, NULL) : NULL;
+	if (!d || !syms || !gelf_getshdr(symscn, &symsh) || sh->sh_type != SHT_RELA || !sh->sh_entsize)
+		return NULL;
+	for (size_t i = 0; i < sh->sh_size / sh->sh_entsize; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		if (!gelf_getrela(d, (int)i, &r) || r.r_offset != slot)
+			continue;
+		if (!gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym))
+			return NULL;
+		return elf_strptr(elf, symsh.sh_link, sym.st_name);
+	}
+	return NULL;
+}
+
+static int plt_name(struct objfile *o, uint64_t a, char *buf, size_t len)
+{
+	Dwarf_Addr bias = 0;
+	Elf *elf = o->mod ? dwfl_module_getelf(o->mod, &bias) : NULL;
+	size_t shstrndx;
+	uint64_t slot = 0;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return -1;
+	a -= bias;
+	for (Elf_Scn *scn = NULL; !slot && (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || a < sh.sh_addr ||
+		    a >= sh.sh_addr + sh.sh_size || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    !is_plt_section(name) || !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+			continue;
+		slot = plt_slot(d, sh.sh_addr, sh.sh_entsize ? sh.sh_entsize : 16, a);
+		if (!slot)
+			return -1; /* no jump through a slot: a lazy-binding entry */
+	}
+	for (Elf_Scn *scn = NULL; slot && (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		const char *sym;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_RELA &&
+		    (sym = reloc_sym(elf, scn, &sh, slot)) && *sym) {
+			char dm[4096];
+			snprintf(buf, len, "%s@plt", sym_demangle(sym, dm, sizeof dm));
+			return 0;
+		}
+	}
+	return -1;
+}
+
 /* ---- compile units without .debug_aranges ---------------------------
  *
  * libdw before 0.192 (Debian 12 has 0.188) finds the CU of an address,
@@ -621,6 +705,8 @@ static struct sym_loc *resolve_obj(struct symtab *st, struct objfile *o, uint64_
 		uint64_t fstart;
 		if (symname) {
 			f->name = strpool__get(st->pool, sym_demangle(symname, buf, sizeof buf));
+		} else if (plt_name(o, a, buf, sizeof buf) == 0) {
+			f->name = strpool__get(st->pool, buf);
 		} else if (function_start(o, a, &fstart) == 0) {
 			snprintf(buf, sizeof buf, "[%s+0x%" PRIx64 "]", o->base, fstart);
 			f->name = strpool__get(st->pool, buf);

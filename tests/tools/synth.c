@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <limits.h>
 #include <link.h>
 #include <math.h>
@@ -28,6 +29,7 @@
 #include "core/format.h"
 #include "tools/model.h"
 #include "tools/model_build.h"
+#include "tools/symbols.h"
 
 /* ---- functions whose addresses the profiles use --------------------------- */
 /* Each has a body long enough that +4 (a leaf PC) and +8 (a return address,
@@ -774,6 +776,51 @@ static void check_error(const char *dir, const char *want)
 		model__free(&m);
 }
 
+/* The PLT stubs of this very program are named "function@plt" (it calls
+ * printf through one), not "[hp_synth+0x...]" like a stripped function. */
+static void check_plt(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	int fd = n > 0 ? open((exe[n] = 0, exe), O_RDONLY) : -1;
+	elf_version(EV_CURRENT);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	size_t shstrndx;
+	uint64_t plt = 0, plt_size = 0, sec = 0, sec_size = 0;
+	for (Elf_Scn *scn = NULL; elf && elf_getshdrstrndx(elf, &shstrndx) == 0 && (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+		if (name && !strcmp(name, ".plt"))
+			plt = sh.sh_addr, plt_size = sh.sh_size;
+		if (name && !strcmp(name, ".plt.sec"))
+			sec = sh.sh_addr, sec_size = sh.sh_size;
+	}
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	CHECK(plt_size > 16, "no .plt in %s", exe);
+	/* .plt.sec (CET) holds the jumps; else .plt, past the resolver's entry */
+	uint64_t first = sec_size ? sec : plt + 16, end = sec_size ? sec + sec_size : plt + plt_size;
+	struct symtab *st = symtab__new();
+	struct hp_module mod = {.rec = {.base = 0, .lo = 0, .hi = ~0ull, .flags = 1}, .path = exe};
+	struct sym_space *sp = symtab__space(st, &mod, 1);
+	int stubs = 0, named = 0, printf_seen = 0;
+	const char *other = "";
+	for (uint64_t a = first; a < end; a += 16, stubs++) {
+		const char *name = sym_space__resolve(sp, a + 4, 0)->frames[0].name;
+		size_t len = strlen(name);
+		if (len > 4 && !strcmp(name + len - 4, "@plt"))
+			named++;
+		else
+			other = name;
+		printf_seen |= !strcmp(name, "printf@plt");
+	}
+	CHECK(named == stubs && printf_seen, "%d of %d PLT stubs named fn@plt (one other: '%s'), printf@plt %s",
+	      named, stubs, other, printf_seen ? "seen" : "not seen");
+	symtab__free(st);
+}
+
 static int check_all(void)
 {
 	char tmpl[] = "/tmp/hp_synth-XXXXXX";
@@ -796,6 +843,7 @@ static int check_all(void)
 	check_error(dirs[7], "temporary");
 	check_mpimerged(dirs[8]);
 	check_mpifold(dirs[9]);
+	check_plt();
 	char missing[PATH_MAX + 16];
 	snprintf(missing, sizeof missing, "%s/nonexistent", tmpl);
 	check_error(missing, "No such file or directory");
