@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,17 +152,57 @@ static int find_program(const char *name, char *out, size_t len)
 	return err;
 }
 
+/* The ELF class and machine of hyprof itself (libhyprof.so is built
+ * alike): 0, or -1 if /proc/self/exe cannot be read. */
+static int own_machine(unsigned char *cls, uint16_t *machine)
+{
+	Elf64_Ehdr eh;
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? pread(fd, &eh, sizeof eh, 0) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n != (ssize_t)sizeof eh)
+		return -1;
+	*cls = eh.e_ident[EI_CLASS];
+	*machine = eh.e_machine;
+	return 0;
+}
+
+static const char *machine_name(unsigned char cls, uint16_t machine, char *buf, size_t len)
+{
+	const char *m = machine == EM_386 ? "i386" : machine == EM_X86_64 ? "x86-64" :
+			machine == EM_AARCH64 ? "aarch64" : machine == EM_ARM ? "arm" : NULL;
+	if (m)
+		snprintf(buf, len, "%s, %d-bit", m, cls == ELFCLASS32 ? 32 : 64);
+	else
+		snprintf(buf, len, "machine %u, %d-bit", (unsigned)machine, cls == ELFCLASS32 ? 32 : 64);
+	return buf;
+}
+
 /* ELF facts of the program: 1 = dynamic (interp filled), 0 = static ELF,
- * -1 = not an ELF file (a script). */
+ * -1 = not an ELF file (a script), -2 = an ELF of another class or
+ * machine than hyprof's (its name in interp): the loader would refuse
+ * libhyprof.so ("wrong ELF class") and run the program unprofiled. */
 static int elf_interp(const char *path, char *interp, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	Elf64_Ehdr eh;
+	unsigned char cls;
+	uint16_t machine;
 	int rc = -1;
-	if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64)
+	ssize_t n = pread(fd, &eh, sizeof eh, 0);
+	/* e_ident and e_machine sit alike in both classes' headers (an ELF32
+	 * header is shorter than an ELF64 one) */
+	if (n < (ssize_t)offsetof(Elf64_Ehdr, e_version) || memcmp(eh.e_ident, ELFMAG, SELFMAG))
+		goto out;
+	if (own_machine(&cls, &machine) == 0 && (eh.e_ident[EI_CLASS] != cls || eh.e_machine != machine)) {
+		machine_name(eh.e_ident[EI_CLASS], eh.e_machine, interp, len);
+		rc = -2;
+		goto out;
+	}
+	if (n != (ssize_t)sizeof eh || eh.e_ident[EI_CLASS] != ELFCLASS64)
 		goto out;
 	rc = 0;
 	for (int i = 0; i < eh.e_phnum; i++) {
@@ -647,6 +688,16 @@ int cmd_run(int argc, char **argv)
 				rc == -EACCES ? "not executable (check its permissions)" : strerror(-rc));
 	char interp[PATH_MAX];
 	int dyn = elf_interp(prog, interp, sizeof interp);
+	if (dyn == -2) {
+		char own[64] = "this machine";
+		unsigned char cls;
+		uint16_t machine;
+		if (own_machine(&cls, &machine) == 0)
+			machine_name(cls, machine, own, sizeof own);
+		return tool_err("%s is a program for %s: libhyprof.so (%s) cannot be loaded into it; "
+				"build it for %s",
+				prog, interp, own, own);
+	}
 	if (dyn == 0)
 		return tool_err("%s is statically linked: libhyprof.so cannot be preloaded into it; "
 				"link it dynamically (or with -lhyprof)",

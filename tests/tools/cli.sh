@@ -78,6 +78,24 @@ expect_msg 1 "unknown event 'nosuch'" "run unknown HYPROF_EVENT" -- env HYPROF_E
 expect_msg 1 "command not found" "run missing program" -- "$H" run -o "$T/o1" -- hyprof_no_such_program_xyz
 expect_msg 1 "command not found" "run missing program path" -- "$H" run -o "$T/o2" -- /nonexistent/prog
 expect_msg 1 "not executable" "run program not executable" -- "$H" run -o "$T/o3" -- "$T/hybrid/hp_synth.4000.hyp"
+# a program hyprof cannot be loaded into: refused, not run unprofiled into
+# an empty directory.  A 32-bit i386 ELF header (the loader would refuse the
+# 64-bit libhyprof.so, "wrong ELF class", and run the program anyway), and
+# a static program when the C library has its archive.
+python3 - "$T/elf32" <<'PY'
+import struct, sys
+# ELF32 header, one PT_LOAD of the whole file at 0x8048000, code: exit(0)
+code = bytes([0xb8, 1, 0, 0, 0, 0x31, 0xdb, 0xcd, 0x80])
+size = 52 + 32 + len(code)
+eh = b"\x7fELF\x01\x01\x01" + bytes(9) + struct.pack("<HHIIIIIHHHHHH", 2, 3, 1, 0x8048000 + 84, 52, 0, 0, 52, 32, 1, 40, 0, 0)
+ph = struct.pack("<IIIIIIII", 1, 0, 0x8048000, 0x8048000, size, size, 5, 0x1000)
+open(sys.argv[1], "wb").write(eh + ph + code)
+PY
+chmod +x "$T/elf32"
+expect_msg 1 "is a program for i386, 32-bit" "run 32-bit program" -- "$H" run -o "$T/o10" -- "$T/elf32"
+if printf 'int main(void) { return 0; }\n' | cc -static -x c -o "$T/static" - 2>/dev/null; then
+	expect_msg 1 "is statically linked" "run static program" -- "$H" run -o "$T/o11" -- "$T/static"
+fi
 expect_msg 1 "cannot create the output directory" "run output under a file" -- "$H" run -o "$T/hybrid/hp_synth.4000.hyp/x" -- true
 expect_msg 1 "HYPROF_LIB" "run without the runtime library" -- env HYPROF_LIB="$T/nolib" "$H" run -o "$T/o4" -- true
 expect_msg 2 "--freq needs an integer from 1 to 100000" "run --freq above the maximum" -- "$H" run -o "$T/o9" --freq 1000000 -- true
