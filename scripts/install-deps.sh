@@ -3,12 +3,13 @@
 # Usage: scripts/install-deps.sh [--browser]   (--browser adds what only the tests use:
 # chromium for the HTML tests, hpcc for the third-party MPI application test,
 # MPICH for the wrappers' second MPI, Go for its own pprof reader of the pprof
-# export; Open MPI stays the default mpicc/mpirun)
+# export, clang for the symbol tests of a compiler without .debug_aranges;
+# Open MPI stays the default mpicc/mpirun)
 set -e
 PKGS="build-essential cmake pkg-config libpapi-dev papi-tools libunwind-dev \
 libopenmpi-dev openmpi-bin libdw-dev libelf-dev libpfm4-dev zlib1g-dev \
 libprotobuf-c-dev protobuf-c-compiler gfortran python3 tmux linux-perf"
-[ "$1" = "--browser" ] && PKGS="$PKGS chromium nodejs npm hpcc mpich libmpich-dev golang-go"
+[ "$1" = "--browser" ] && PKGS="$PKGS chromium nodejs npm hpcc mpich libmpich-dev golang-go clang"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
