@@ -190,6 +190,20 @@ crash)
 		check field "$W/r.json" partial true
 		check func "$W/r.json" crash_work 80
 	done
+	# Every descriptor the limit allows is the program's: the profile is
+	# written all the same, above the soft limit for the moment (a POSIX
+	# timer holds no descriptor that the exit could free; a crash frees none).
+	for m in fds-exit:3:posix-timer fds-abort:134:task-clock; do
+		mode=${m%%:*} want=${m#*:} ev=${want#*:} want=${want%%:*}
+		rm -rf "$W/p"
+		got=$(status prlimit --nofile=64:4096 env HYPROF_EVENT=$ev HYPROF_OUTPUT="$W/p" \
+			LD_PRELOAD="$LIB" "$T/crash" $mode 100 2>"$W/err")
+		cat "$W/err"
+		[ "$got" = "$want" ] || fail "crash $mode under hyprof exits $got, want $want"
+		[ "$(nfiles "$W/p")" = 1 ] || fail "crash $mode: no profile with every descriptor taken"
+		report "$W/p" "$W/r.json"
+		check func "$W/r.json" crash_work 80
+	done
 	# The program's own SIGSEGV handler recovers: hyprof writes nothing then,
 	# and the profile at exit is complete.
 	rm -rf "$W/p"
