@@ -47,6 +47,7 @@ typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int)
 typedef void (*exit_fn)(int);
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 typedef sighandler_t (*signal_fn)(int, sighandler_t);
+typedef pid_t (*fork_fn)(void);
 
 static struct {
 	execve_fn execve, execvpe;
@@ -56,6 +57,7 @@ static struct {
 	exit_fn _exit, _Exit, quick_exit;
 	sigaction_fn sigaction;
 	signal_fn signal, bsd_signal, sysv_signal;
+	fork_fn fork;
 } real;
 
 #define RESOLVE(name) \
@@ -79,6 +81,7 @@ void hp_process_resolve(void)
 	RESOLVE(signal);
 	RESOLVE(bsd_signal);
 	RESOLVE(sysv_signal);
+	RESOLVE(fork);
 }
 
 int hp_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
@@ -430,6 +433,28 @@ static void fork_child(void)
 	hp_runtime_after_fork_child();
 	hp_sampler_after_fork_child();
 	hp_threads_after_fork_child();
+}
+
+/* fork itself is interposed only for a fork refused with EAGAIN: hyprof's
+ * helper threads count against the user's RLIMIT_NPROC (thread.c,
+ * hp_helpers_yield). */
+HP_EXPORT pid_t fork(void)
+{
+	if (!real.fork)
+		hp_process_resolve();
+	if (!real.fork) {
+		errno = ENOSYS;
+		return -1;
+	}
+	pid_t pid = real.fork();
+	if (pid >= 0 || errno != EAGAIN || !hp_rt.initialized || foreign_process() ||
+	    !hp_helpers_yield("process", EAGAIN))
+		return pid;
+	for (int i = 0; i < HP_HELPERS_TRIES && pid < 0 && errno == EAGAIN; i++) {
+		hp_helpers_wait();
+		pid = real.fork();
+	}
+	return pid;
 }
 
 /* ---- exec -------------------------------------------------------------- */

@@ -529,6 +529,27 @@ papi)
 		exit 77
 	fi
 	;;
+nproc)
+	# RLIMIT_NPROC leaves room for the program's main thread and 2 tasks
+	# (threads, or child processes): hyprof's helper threads give way, the
+	# program gets both, prints and exits as alone, and says why on stderr.
+	# A user id of its own, so no other process counts against the limit.
+	[ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && command -v prlimit >/dev/null ||
+		{ echo "skip: needs root, setpriv and prlimit (util-linux)"; exit 77; }
+	chmod 755 "$W"
+	as_user() { setpriv --reuid=54321 --regid=54321 --clear-groups prlimit --nproc=3 "$@"; }
+	for m in thread fork; do
+		alone=$(as_user "$T/tasks" $m 2)
+		[ "$alone" = "2 of 2" ] || fail "tasks $m alone: $alone"
+		rm -rf "$W/p" && mkdir -m 777 "$W/p"
+		got=$(as_user env HYPROF_OUTPUT="$W/p" LD_PRELOAD="$LIB" "$T/tasks" $m 2 2>"$W/err"; echo "status $?")
+		cat "$W/err"
+		[ "$got" = "$alone
+status 0" ] || fail "tasks $m under hyprof: $got"
+		grep -q "could not create a" "$W/err" || fail "tasks $m: no line says hyprof's threads gave way"
+		[ "$(nfiles "$W/p")" -ge 1 ] || fail "tasks $m: no profile"
+	done
+	;;
 *)
 	echo "unknown case $CASE"
 	exit 2
