@@ -213,7 +213,10 @@ static int mpi_family(const char *obj, const char *interp)
 		_exit(127);
 	}
 	close(fds[1]);
-	char buf[65536];
+	/* static: 64 KiB on the stack was a launcher that died of SIGSEGV,
+	 * before the program ran, under `ulimit -s 64` (the program itself
+	 * runs there); the launcher has one thread */
+	static char buf[65536];
 	size_t n = 0;
 	ssize_t r;
 	while ((r = read(fds[0], buf + n, sizeof buf - 1 - n)) > 0 || (r < 0 && errno == EINTR))
