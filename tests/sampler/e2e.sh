@@ -292,6 +292,25 @@ exec)
 	check cpu "$W/r.json" "$W/cpu" 5
 	check path "$W/r.json" main/before_exec 50 20
 	check path "$W/r.json" main/after_failed_exec 50 20
+	# Children no preload can reach: one line each says they are not
+	# profiled.  A static image run by dash (vfork) and by bash (whose own
+	# getenv found no LD_PRELOAD in hyprof's constructor), and bash's
+	# `exec -c` (an empty environment).
+	for sh in sh bash; do
+		command -v $sh >/dev/null || continue
+		rm -rf "$W/q"
+		got=$(prof "$W/q" HYPROF_QUIET=1 $sh -c "\"$T/execee_static\" 1; echo end" 2>"$W/err")
+		cat "$W/err"
+		[ "$got" = end ] || fail "$sh running a static program: '$got'"
+		grep -q "executes $T/execee_static, which is statically linked" "$W/err" ||
+			fail "$sh running a static program: no line says it is not profiled"
+	done
+	if command -v bash >/dev/null; then
+		rm -rf "$W/q"
+		prof "$W/q" HYPROF_QUIET=1 bash -c "exec -c \"$T/execee\" 1" 2>"$W/err" || fail "bash exec -c exited $?"
+		cat "$W/err"
+		grep -q "LD_PRELOAD lacks libhyprof.so" "$W/err" || fail "bash exec -c: no line says the image is lost"
+	fi
 	;;
 badconfig)
 	# A bad HYPROF_* value never breaks the program: one line naming the
