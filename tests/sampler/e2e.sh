@@ -548,6 +548,27 @@ papi)
 		exit 77
 	fi
 	;;
+fsize)
+	# RLIMIT_FSIZE below the profile's size: the program's status and its
+	# SIGXFSZ disposition are its own (the write used to die of SIGXFSZ,
+	# status 153), one line says why there is no profile; with a higher
+	# hard limit the profile is written all the same.
+	command -v prlimit >/dev/null || { echo "skip: prlimit (util-linux) is needed"; exit 77; }
+	for end in exit3:3 none:0; do
+		mode=${end%%:*} want=${end#*:}
+		rm -rf "$W/p"
+		got=$(status prlimit --fsize=2048 env HYPROF_OUTPUT="$W/p" LD_PRELOAD="$LIB" "$T/crash" $mode 10 2>"$W/err")
+		cat "$W/err"
+		[ "$got" = "$want" ] || fail "crash $mode under a 2 KiB file size limit exits $got, want $want"
+		grep -q "file size limit" "$W/err" || fail "crash $mode: no line says the file size limit stopped the profile"
+		[ "$(nfiles "$W/p")" = 0 ] || fail "crash $mode: a profile past the file size limit"
+		rm -rf "$W/p"
+		got=$(status prlimit --fsize=2048:unlimited env HYPROF_OUTPUT="$W/p" LD_PRELOAD="$LIB" "$T/crash" $mode 10 2>"$W/err")
+		cat "$W/err"
+		[ "$got" = "$want" ] || fail "crash $mode under a 2 KiB soft file size limit exits $got, want $want"
+		[ "$(nfiles "$W/p")" = 1 ] || fail "crash $mode: no profile up to the hard file size limit"
+	done
+	;;
 nproc)
 	# RLIMIT_NPROC leaves room for the program's main thread and 2 tasks
 	# (threads, or child processes): hyprof's helper threads give way, the
