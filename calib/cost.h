@@ -184,6 +184,12 @@ int hp_cost_init(void);
  * goes on after all (a failed exec).  Not signal-safe. */
 void hp_cost_resume(void);
 
+/* The program could not create a thread (RLIMIT_NPROC): stop the controller
+ * for good so its task is the program's; predictions and the budget stay as
+ * they were.  Returns 1 if it was running and has left its loop (the task
+ * ends a moment later), else 0.  Not signal-safe. */
+int hp_cost_yield(void);
+
 /* Totals of the whole process now (all threads, exited ones included).
  * Signal-safe (reads counters, clock_gettime). */
 void hp_cost_now(struct hp_cost_in *in, struct hp_cost *out);

@@ -62,6 +62,7 @@ struct hp_cost_points hp_cpts;
 static struct {
 	int inited;
 	int running;             /* controller thread started */
+	int yielded;             /* stopped for good (hp_cost_yield), in children too */
 	volatile int stop;       /* asks the controller to stop (profile written) */
 	volatile int in_tick;    /* the controller is inside a tick */
 	pthread_t thread;
@@ -775,7 +776,7 @@ static void first_forecast(void)
 
 void hp_cost_resume(void)
 {
-	if (!C.inited || !C.stop)
+	if (!C.inited || !C.stop || C.yielded)
 		return;
 	__atomic_store_n(&C.stop, 0, __ATOMIC_SEQ_CST);
 	if (__atomic_exchange_n(&C.running, 1, __ATOMIC_SEQ_CST))
@@ -784,6 +785,22 @@ void hp_cost_resume(void)
 	if (!real || controller_spawn(real) != 0)
 		hp_log("cost: the controller could not restart after the failed exec: "
 		       "predictions and the budget stay as they were");
+}
+
+int hp_cost_yield(void)
+{
+	if (!C.inited)
+		return 0;
+	C.yielded = 1;
+	if (!__atomic_load_n(&C.running, __ATOMIC_SEQ_CST))
+		return 0;
+	__atomic_store_n(&C.stop, 1, __ATOMIC_SEQ_CST);
+	/* It leaves within one tick (50 ms) and then clears running. */
+	for (int i = 0; i < 1000 && __atomic_load_n(&C.running, __ATOMIC_SEQ_CST); i++) {
+		struct timespec ts = {0, 1000000};
+		nanosleep(&ts, NULL);
+	}
+	return !__atomic_load_n(&C.running, __ATOMIC_SEQ_CST);
 }
 
 static void after_fork_child(void)
@@ -798,6 +815,10 @@ static void after_fork_child(void)
 	C.startup_s = 0; /* the child did not pay for start-up */
 	hp_budget_after_fork_child();
 	first_forecast();
+	if (C.yielded) {
+		C.stop = 1; /* as in the parent: the final write reads the tables */
+		return;
+	}
 	if (controller_start() != 0)
 		hp_log("cost: no controller thread in child %d: predictions stay at the guess",
 		       (int)getpid());

@@ -1,8 +1,8 @@
 /* core/format.c - the hyprof profile file: signal-safe writer, checking reader.
  *
  * Signal-safe: hp_writer_*(), hp_kv_size(), hp_crc32().  They use only
- * open/write/pwrite/read/lseek/fsync/rename/unlink/close/getpid and memcpy/
- * strlen; no malloc, no stdio, no locks.  The file is written under a
+ * open/write/pwrite/read/lseek/fsync/rename/unlink/close/getpid/getrlimit/
+ * setrlimit and memcpy/strlen; no malloc, no stdio, no locks.  The file is written under a
  * temporary name and renamed at the end, so a reader never sees half a file
  * under the final name.  The reader (hp_prof_read and friends) is ordinary
  * code: it allocates, and it checks every length and index before use, so
@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -172,6 +173,47 @@ static int append_u64(char *s, size_t cap, uint64_t v)
 	return 0;
 }
 
+static int open_retry(const char *path)
+{
+	int fd;
+	do
+		fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	while (fd < 0 && errno == EINTR);
+	return fd;
+}
+
+/* A program may hold every descriptor its limit allows (a loop that opens
+ * until EMFILE, a server at its limit), and the sample source may hold none
+ * that the exit could free (POSIX timer, a crash while sampling): the
+ * profile then takes one descriptor above the soft limit, which is raised
+ * for the open alone and restored at once (Linux keeps a descriptor above a
+ * lowered limit), so the program's descriptors and limit stay as they were.
+ * Past the hard limit only with CAP_SYS_RESOURCE.  Signal-safe. */
+static int open_tmp(const char *path)
+{
+	int fd = open_retry(path);
+	if (fd >= 0 || errno != EMFILE)
+		return fd;
+	struct rlimit old, more;
+	if (getrlimit(RLIMIT_NOFILE, &old) || old.rlim_cur == RLIM_INFINITY) {
+		errno = EMFILE;
+		return -1;
+	}
+	more = old;
+	more.rlim_cur = old.rlim_cur + 1;
+	if (more.rlim_max != RLIM_INFINITY && more.rlim_max < more.rlim_cur)
+		more.rlim_max = more.rlim_cur;
+	if (setrlimit(RLIMIT_NOFILE, &more)) {
+		errno = EMFILE;
+		return -1;
+	}
+	fd = open_retry(path);
+	int e = errno;
+	setrlimit(RLIMIT_NOFILE, &old);
+	errno = e;
+	return fd;
+}
+
 int hp_writer_open(struct hp_writer *w, const char *path, uint32_t file_flags)
 {
 	w->fd = -1;
@@ -191,10 +233,7 @@ int hp_writer_open(struct hp_writer *w, const char *path, uint32_t file_flags)
 	memcpy(w->tmp + len, sfx, sizeof(sfx));
 	append_u64(w->tmp, sizeof(w->tmp), (uint64_t)getpid());
 
-	int fd;
-	do
-		fd = open(w->tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	while (fd < 0 && errno == EINTR);
+	int fd = open_tmp(w->tmp);
 	if (fd < 0) {
 		w->tmp[0] = 0; /* nothing to remove */
 		return wfail(w, -errno);

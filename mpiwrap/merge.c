@@ -38,6 +38,7 @@
 #include "counting/counting.h"
 #include "mpiwrap/elfsym.h"
 #include "mpiwrap/mpiwrap.h"
+#include "runtime/writer.h"
 
 #define MIMG_MAGIC 0x4d50484du /* "MHPM" */
 #define MIMG_VERSION 1u
@@ -1440,7 +1441,10 @@ int hp_merge_at_finalize(void)
 		uint64_t t1 = now_ns();
 		hp_mpi.merge_ns = t1 - t0;
 		if (p) {
+			struct hp_xfsz xfsz;
+			hp_xfsz_hold(&xfsz); /* EFBIG, not SIGXFSZ */
 			rc = write_merged(p, &img, dir, t1 - t0);
+			hp_xfsz_release(&xfsz);
 			if (rc)
 				hp_log("mpi: cannot write the merged profile in %s (%s)", dir, strerror(-rc));
 		} else {

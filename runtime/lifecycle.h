@@ -126,6 +126,13 @@ void hp_threads_close_all(void);
 void hp_threads_after_fork_child(void);
 /* Resolve pthread_create & co. (dlsym RTLD_NEXT). */
 void hp_thread_resolve(void);
+/* A thread or process the program creates was refused with EAGAIN: stop
+ * hyprof's helper threads (once) so their tasks are the program's.  Returns 1
+ * if one stopped; then try again, hp_helpers_wait() between tries, at most
+ * HP_HELPERS_TRIES times.  Not signal-safe. */
+int hp_helpers_yield(const char *what, int err);
+void hp_helpers_wait(void);
+#define HP_HELPERS_TRIES 200
 /* Set the calling thread's TLS pointer (NULL to detach). */
 void hp_thread_set_self(struct hp_thread *t);
 

@@ -74,6 +74,7 @@ static struct {
 	int atfork;                /* child handler registered */
 	pid_t pid;                 /* process whose thread this is */
 	int started;               /* a thread of this process exists (until it is stopped) */
+	int yielded;               /* stopped for good (hp_live_yield): never started again */
 	int stop;                  /* futex word: 1 = stop (atomic) */
 	int done;                  /* futex word: 1 = the thread has left its loop */
 	int stopped;               /* stop requested for the current thread (atomic exchange) */
@@ -293,7 +294,7 @@ static void live_after_fork_child(void);
 
 int hp_live_start(void)
 {
-	if (!hp_rt.initialized || !hp_rt.cfg.live || !hp_rt.out_dir[0])
+	if (!hp_rt.initialized || !hp_rt.cfg.live || !hp_rt.out_dir[0] || L.yielded)
 		return 0;
 	pid_t pid = getpid();
 	if (L.started && L.pid == pid)
@@ -385,6 +386,15 @@ void hp_live_stop(void)
 void hp_live_exec(void)
 {
 	stop_as(ST_EXEC);
+}
+
+int hp_live_yield(void)
+{
+	L.yielded = 1;
+	if (!L.started || L.pid != (pid_t)syscall(SYS_getpid))
+		return 0;
+	stop_as(ST_ENDED);
+	return !L.started;
 }
 
 /* ---- fork ----------------------------------------------------------------- */

@@ -42,6 +42,12 @@ void hp_live_stop(void);
  * hp_live_start() to go on.  Signal-safe. */
 void hp_live_exec(void);
 
+/* The program could not create a thread (RLIMIT_NPROC): stop the snapshot
+ * thread for good, as hp_live_stop(), so its task is the program's.  Returns
+ * 1 if a thread of this process was running and has left its loop (the task
+ * ends a moment later), else 0.  Not signal-safe. */
+int hp_live_yield(void);
+
 /* CPU time spent on live statistics in this process so far, ns: the
  * snapshot thread's own CPU time plus snapshots written on other threads
  * (the last one, at stop).  Measurement overhead for the cost system.

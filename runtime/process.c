@@ -22,7 +22,10 @@
  * call (no malloc, no stdio, no locks; execl* build argv on the stack).
  */
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -30,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -47,6 +51,7 @@ typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int)
 typedef void (*exit_fn)(int);
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 typedef sighandler_t (*signal_fn)(int, sighandler_t);
+typedef pid_t (*fork_fn)(void);
 
 static struct {
 	execve_fn execve, execvpe;
@@ -56,6 +61,7 @@ static struct {
 	exit_fn _exit, _Exit, quick_exit;
 	sigaction_fn sigaction;
 	signal_fn signal, bsd_signal, sysv_signal;
+	fork_fn fork;
 } real;
 
 #define RESOLVE(name) \
@@ -79,6 +85,7 @@ void hp_process_resolve(void)
 	RESOLVE(signal);
 	RESOLVE(bsd_signal);
 	RESOLVE(sysv_signal);
+	RESOLVE(fork);
 }
 
 int hp_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
@@ -432,6 +439,28 @@ static void fork_child(void)
 	hp_threads_after_fork_child();
 }
 
+/* fork itself is interposed only for a fork refused with EAGAIN: hyprof's
+ * helper threads count against the user's RLIMIT_NPROC (thread.c,
+ * hp_helpers_yield). */
+HP_EXPORT pid_t fork(void)
+{
+	if (!real.fork)
+		hp_process_resolve();
+	if (!real.fork) {
+		errno = ENOSYS;
+		return -1;
+	}
+	pid_t pid = real.fork();
+	if (pid >= 0 || errno != EAGAIN || !hp_rt.initialized || foreign_process() ||
+	    !hp_helpers_yield("process", EAGAIN))
+		return pid;
+	for (int i = 0; i < HP_HELPERS_TRIES && pid < 0 && errno == EAGAIN; i++) {
+		hp_helpers_wait();
+		pid = real.fork();
+	}
+	return pid;
+}
+
 /* ---- exec -------------------------------------------------------------- */
 
 /* The calling thread's open frames closed for the partial write at exec. */
@@ -507,10 +536,14 @@ static int have_real(enum exec_kind kind)
  * process rather than lose the child in silence.  No malloc (vfork child). */
 static int started_preloaded; /* this process was started with LD_PRELOAD=...libhyprof */
 
+/* environ itself, not getenv: bash has its own getenv, which finds
+ * nothing before its main has read the environment (its children's execs
+ * then went unwarned). */
 __attribute__((constructor)) static void note_preload(void)
 {
-	const char *p = getenv("LD_PRELOAD");
-	started_preloaded = p && strstr(p, "libhyprof");
+	for (char **e = environ; e && *e; e++)
+		if (!strncmp(*e, "LD_PRELOAD=", 11))
+			started_preloaded = strstr(*e, "libhyprof") != NULL;
 }
 
 static void warn_unprofiled_exec(const struct exec_call *c)
@@ -534,6 +567,83 @@ static void warn_unprofiled_exec(const struct exec_call *c)
 	       hp_rt.program, c->path ? c->path : "a file descriptor");
 }
 
+/* What keeps the loader from preloading the runtime into the file at
+ * PATH: statically linked (no PT_INTERP), or set-user/group-ID for another
+ * user (secure execution).  NULL when nothing does (or the file cannot be
+ * read: the exec will say why).  Signal-safe: open, pread, fstat, close. */
+static const char *unpreloadable(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	const char *why = NULL;
+	struct stat st;
+	Elf64_Ehdr eh;
+	if (fstat(fd, &st) == 0 && (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+				     ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getegid())))
+		why = "set-user-ID or set-group-ID: the loader ignores LD_PRELOAD for it";
+	else if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+		 eh.e_ident[EI_CLASS] == ELFCLASS64) {
+		why = "statically linked: nothing can be preloaded into it";
+		for (int i = 0; i < eh.e_phnum && i < 256; i++) {
+			Elf64_Phdr ph;
+			if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) !=
+			    (ssize_t)sizeof ph || ph.p_type == PT_INTERP) {
+				why = NULL;
+				break;
+			}
+		}
+	}
+	close(fd);
+	return why;
+}
+
+/* The file execvp would run for FILE (PATH searched as it does), into buf;
+ * NULL if none.  Signal-safe. */
+static const char *exec_file(const char *file, char *buf, size_t len)
+{
+	if (!file || !*file || strchr(file, '/'))
+		return file;
+	const char *path = getenv("PATH");
+	size_t fl = strlen(file);
+	for (const char *p = path ? path : "/bin:/usr/bin"; p; ) {
+		const char *end = strchr(p, ':');
+		size_t dl = end ? (size_t)(end - p) : strlen(p);
+		if (dl + fl + 2 <= len) {
+			memcpy(buf, p, dl);
+			buf[dl] = '/';
+			memcpy(buf + dl + 1, file, fl + 1);
+			if (access(dl ? buf : file, X_OK) == 0)
+				return dl ? buf : file;
+		}
+		p = end ? end + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* The new image cannot be profiled whatever its environment says: say so
+ * (once per process, or per vfork child) rather than lose its time in silence; the report
+ * lists only the processes that wrote a profile.  `hyprof run` refuses
+ * such a program itself; this is for one a profiled program runs. */
+static void warn_unpreloadable_exec(const struct exec_call *c)
+{
+	static volatile int warned;
+	char buf[PATH_MAX];
+	/* a vfork child too (dash runs commands so, posix_spawn likewise): it
+	 * only reads, and writes one line, while its parent waits */
+	if (warned || !started_preloaded || !hp_rt.initialized || !c->path)
+		return;
+	if (c->kind == EXEC_AT && c->path[0] != '/' && c->fd != AT_FDCWD)
+		return;
+	const char *file = c->kind == EXEC_VP || c->kind == EXEC_VPE ? exec_file(c->path, buf, sizeof buf)
+								    : c->path;
+	const char *why = file ? unpreloadable(file) : NULL;
+	if (!why)
+		return;
+	warned = 1;
+	hp_log("%s executes %s, which is %s: it will not be profiled", hp_rt.program, c->path, why);
+}
+
 /* Write the profile, run the real exec, and resume profiling if it
  * returns.  Returns what the real exec returns (-1 with errno; ENOSYS when
  * the C library lacks the function).  Signal-safe up to the real call. */
@@ -546,6 +656,7 @@ static int exec_profiled(const struct exec_call *c)
 		return -1;
 	}
 	warn_unprofiled_exec(c);
+	warn_unpreloadable_exec(c);
 	int p = exec_prepare();
 	int rc = -1;
 	switch (c->kind) {

@@ -28,8 +28,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "calib/cost.h"
 #include "counting/counting.h"
 #include "runtime/lifecycle.h"
+#include "runtime/live.h"
 #include "runtime/state.h"
 #include "runtime/writer.h"
 #include "sampler/sampler.h"
@@ -517,6 +519,47 @@ static void *start_wrapper(void *p)
 	return s.fn(s.arg);
 }
 
+/* The program's thread or process was refused for want of tasks
+ * (RLIMIT_NPROC, or the system's threads-max): hyprof's own threads (live
+ * statistics, the cost controller) hold tasks the program counts on.  They
+ * give way, once and for good.  Returns 1 if one of them stopped: the caller
+ * tries again while their tasks end (the kernel frees a task a moment after
+ * its thread leaves), and the program gets what it would have had without
+ * hyprof.  Not signal-safe. */
+int hp_helpers_yield(const char *what, int err)
+{
+	static int yielded;
+	if (__atomic_exchange_n(&yielded, 1, __ATOMIC_ACQ_REL))
+		return 0;
+	int live = hp_live_yield(), cost = hp_cost_yield();
+	if (!live && !cost)
+		return 0;
+	hp_log("the program could not create a %s (%s: RLIMIT_NPROC?): hyprof's %s%s%s stopped "
+	       "to leave the program its tasks",
+	       what, strerror(err), live ? "live statistics" : "", live && cost ? " and " : "",
+	       cost ? "cost controller (budget and predictions as they were)" : "");
+	return 1;
+}
+
+/* Wait a millisecond before the next try of a creation refused with EAGAIN. */
+void hp_helpers_wait(void)
+{
+	struct timespec ts = {0, 1000000};
+	nanosleep(&ts, NULL);
+}
+
+static int create_with_room(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+	int rc = real_pthread_create(th, attr, fn, arg);
+	if (rc != EAGAIN || !hp_helpers_yield("thread", rc))
+		return rc;
+	for (int i = 0; i < HP_HELPERS_TRIES && rc == EAGAIN; i++) {
+		hp_helpers_wait();
+		rc = real_pthread_create(th, attr, fn, arg);
+	}
+	return rc;
+}
+
 HP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
 	if (!real_pthread_create)
@@ -531,7 +574,7 @@ HP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 		return real_pthread_create(th, attr, fn, arg);
 	s->fn = fn;
 	s->arg = arg;
-	int rc = real_pthread_create(th, attr, start_wrapper, s);
+	int rc = create_with_room(th, attr, start_wrapper, s);
 	if (rc)
 		free(s);
 	return rc;

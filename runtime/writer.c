@@ -20,8 +20,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -300,6 +302,7 @@ const char *hp_write_strerror(int e)
 	case EBUSY: return "another thread's write of the profile did not finish in 10 s";
 	case EDEADLK: return "a signal arrived while this thread was writing the profile";
 	case EMFILE: return "too many open files";
+	case EFBIG: return "file too large for the file size limit (RLIMIT_FSIZE, ulimit -f)";
 	}
 	return "error";
 }
@@ -590,24 +593,59 @@ static int write_body(int partial, const char *why, pid_t self, int snapshot)
 	return hp_writer_finish(&W);
 }
 
+/* A profile past the program's file size limit (RLIMIT_FSIZE) must fail
+ * with EFBIG, not send SIGXFSZ, whose default action ended the program at
+ * its exit with another status (and before stdio flushed its output).
+ * SIGXFSZ is ignored around the write (an ignored signal is discarded, never
+ * left pending) and the program's disposition put back after.  The kernel's
+ * own call: what it returns is put back exactly (restorer included), and
+ * the interposed sigaction of process.c is not involved.  Signal-safe. */
+HP_EXPORT void hp_xfsz_hold(struct hp_xfsz *x)
+{
+	struct hp_ksigaction ign;
+	memset(&ign, 0, sizeof(ign));
+	ign.handler = SIG_IGN;
+	x->held = syscall(SYS_rt_sigaction, SIGXFSZ, &ign, &x->old, sizeof(ign.mask)) == 0;
+	/* and the profile gets up to the hard limit, when the soft one is lower */
+	x->raised = 0;
+	if (getrlimit(RLIMIT_FSIZE, &x->lim) == 0 && x->lim.rlim_cur < x->lim.rlim_max) {
+		struct rlimit more = {x->lim.rlim_max, x->lim.rlim_max};
+		x->raised = setrlimit(RLIMIT_FSIZE, &more) == 0;
+	}
+}
+
+HP_EXPORT void hp_xfsz_release(const struct hp_xfsz *x)
+{
+	if (x->raised)
+		setrlimit(RLIMIT_FSIZE, &x->lim);
+	if (x->held)
+		syscall(SYS_rt_sigaction, SIGXFSZ, &x->old, NULL, sizeof(x->old.mask));
+}
+
 /* Around every write: the calling thread is marked busy (its own samples
- * are dropped, so its handler never enters the writer) and the program's
- * errno is kept.  Signal-safe. */
+ * are dropped, so its handler never enters the writer), the program's
+ * errno is kept, and SIGXFSZ is held off (hp_xfsz_hold).  Signal-safe. */
 struct write_guard {
 	struct hp_thread *me;
 	int saved_errno;
+	struct hp_xfsz xfsz;
 };
 
 static struct write_guard write_guard_enter(void)
 {
-	struct write_guard g = {hp_thread_self(), errno};
+	struct write_guard g;
+	memset(&g, 0, sizeof(g));
+	g.me = hp_thread_self();
+	g.saved_errno = errno;
 	if (g.me)
 		g.me->busy++;
+	hp_xfsz_hold(&g.xfsz);
 	return g;
 }
 
 static void write_guard_leave(const struct write_guard *g)
 {
+	hp_xfsz_release(&g->xfsz);
 	errno = g->saved_errno;
 	if (g->me)
 		g->me->busy--;

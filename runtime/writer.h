@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 
 #include "runtime/state.h"
 
@@ -70,5 +71,24 @@ HP_EXPORT int hp_register_live_section_writer(hp_section_writer_fn fn, void *arg
 /* 1 while the write in progress is a live snapshot, 0 otherwise; meant for
  * section writers.  Signal-safe. */
 HP_EXPORT int hp_writing_snapshot(void);
+
+/* Ignore SIGXFSZ around a write of hyprof's own (a file past RLIMIT_FSIZE
+ * then fails with EFBIG instead of ending the program) and raise the soft
+ * RLIMIT_FSIZE to the hard one, then put the program's disposition and
+ * limit back.  Every profile write of writer.c does it;
+ * other writers (the MPI merge) call these.  Signal-safe. */
+struct hp_ksigaction { /* the kernel's struct sigaction (rt_sigaction) */
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	uint64_t mask;
+};
+struct hp_xfsz {
+	int held, raised;
+	struct hp_ksigaction old;
+	struct rlimit lim;
+};
+HP_EXPORT void hp_xfsz_hold(struct hp_xfsz *x);
+HP_EXPORT void hp_xfsz_release(const struct hp_xfsz *x);
 
 #endif

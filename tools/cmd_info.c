@@ -280,7 +280,7 @@ int cmd_info(int argc, char **argv)
 	}
 	if (optind < argc)
 		return tool_usage("info", "unexpected argument '%s'", argv[optind]);
-	struct info in;
+	static struct info in; /* ~40 KiB: not on a small stack (`ulimit -s 64`) */
 	memset(&in, 0, sizeof in);
 	in.pmu = try_perf(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, &in.pmu_errno);
 	in.sw = try_perf(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, &in.sw_errno);

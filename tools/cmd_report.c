@@ -242,6 +242,12 @@ static void print_header(struct hp_model *m, FILE *out)
 	if (m->partial)
 		fprintf(out, "WARNING   partial profile: a process wrote its data on a crash or exec; "
 			     "some data may be missing\n");
+	if (m->unfinished)
+		fprintf(out, "WARNING   %d process%s left no profile (killed by SIGKILL, or %s write failed) "
+			     "and %s not in this report: %s last live snapshot%s: hyprof report %s%s.live\n",
+			m->unfinished, m->unfinished == 1 ? "" : "es", m->unfinished == 1 ? "its" : "their",
+			m->unfinished == 1 ? "is" : "are", m->unfinished == 1 ? "its" : "their",
+			m->unfinished == 1 ? "" : "s", m->dir, m->dir[0] && m->dir[strlen(m->dir) - 1] == '/' ? "" : "/");
 }
 
 /* ---- JSON ------------------------------------------------------------ */
@@ -382,6 +388,8 @@ static int report_json(struct hp_model *m, int pretty, int top, double min_pct, 
 	json__key_int(j, "threads", m->nthreads);
 	json__key_num(j, "duration", m->duration);
 	json__key_bool(j, "partial", m->partial);
+	json__key(j, "unfinished");
+	json__int(j, m->unfinished);
 	json__key_str(j, "join", m->join_note);
 	uint64_t ps[4] = {0, 0, 0, 0};
 	if (view_probe_stack)

@@ -293,7 +293,10 @@ static int mpi_family_of(const char *list)
  * not say. */
 static int mpi_family(const char *obj, const char *interp)
 {
-	char buf[65536];
+	/* static: 64 KiB on the stack was a launcher that died of SIGSEGV,
+	 * before the program ran, under `ulimit -s 64` (the program itself
+	 * runs there); the launcher has one thread */
+	static char buf[65536];
 	return ld_list(obj, interp, buf, sizeof buf) < 0 ? -1 : mpi_family_of(buf);
 }
 

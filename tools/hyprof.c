@@ -5,8 +5,11 @@
  * not be linked yet are weak: when absent, the command says so (exit 1).
  * Exit status: 0 ok, 1 error, 2 usage.
  */
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "tools/util.h"
 
@@ -55,6 +58,53 @@ static void usage(FILE *out)
 		     "environment variables.  Exit status: 0 ok, 1 error, 2 usage.\n");
 }
 
+/* Stack for the command when the main thread's is small: the commands keep
+ * path buffers, the launcher's PATH_MAX names and libdw's recursion on the
+ * stack, and under `ulimit -s 64` (where the programs they run or read may
+ * well run) died of SIGSEGV before saying anything. */
+#define TOOL_STACK (16u << 20)
+
+struct call {
+	int (*fn)(int argc, char **argv);
+	int argc;
+	char **argv;
+	int status;
+};
+
+static void *call_main(void *arg)
+{
+	struct call *c = arg;
+	c->status = c->fn(c->argc, c->argv);
+	return NULL;
+}
+
+/* Run FN on a thread with a TOOL_STACK stack when RLIMIT_STACK is smaller
+ * (the limit itself is left alone: `hyprof run` execs the program with the
+ * limit it was given, from that thread).  The main thread blocks every
+ * signal while it waits, so the command's thread gets them (watch's poll is
+ * woken by SIGWINCH and SIGINT).  Without memory for that stack, FN runs
+ * here as before. */
+static int call_command(int (*fn)(int, char **), int argc, char **argv)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_STACK, &rl) || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= TOOL_STACK)
+		return fn(argc, argv);
+	struct call c = {fn, argc, argv, HP_EXIT_ERR};
+	pthread_attr_t a;
+	pthread_t th;
+	pthread_attr_init(&a);
+	pthread_attr_setstacksize(&a, TOOL_STACK);
+	int rc = pthread_create(&th, &a, call_main, &c);
+	pthread_attr_destroy(&a);
+	if (rc)
+		return fn(argc, argv);
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_join(th, NULL);
+	return c.status;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -83,7 +133,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "hyprof: %s is not available in this build\n", cmd);
 			return HP_EXIT_ERR;
 		}
-		return t[i].fn(argc - 1, argv + 1);
+		return call_command(t[i].fn, argc - 1, argv + 1);
 	}
 	fprintf(stderr, "hyprof: unknown command '%s' (see `hyprof --help`)\n", cmd);
 	return HP_EXIT_USAGE;

@@ -194,6 +194,41 @@ static int live_hint(const char *path, char *err, size_t errlen)
 	return nlive > 0;
 }
 
+/* Live snapshots in PATH/.live of processes that left no profile among
+ * PATHS (same file name: the snapshot is named as its process's profile):
+ * killed by SIGKILL, or their write failed.  Beside finished profiles
+ * (one rank of a job killed) they were not mentioned at all. */
+static int count_unfinished(const char *path, char **paths, size_t np)
+{
+	struct stat sb;
+	if (stat(path, &sb) < 0 || !S_ISDIR(sb.st_mode))
+		return 0;
+	char **live = NULL;
+	size_t nlive = 0, cap = 0, entries = 0, tmps = 0;
+	size_t len = strlen(path) + sizeof("/.live");
+	char *ldir = malloc(len);
+	if (!ldir)
+		abort();
+	snprintf(ldir, len, "%s%s.live", path, ends_with(path, "/") ? "" : "/");
+	int n = 0;
+	if (scan_dir(ldir, &live, &nlive, &cap, &entries, &tmps) == 0) {
+		for (size_t i = 0; i < nlive; i++) {
+			const char *base = strrchr(live[i], '/') + 1;
+			int found = 0;
+			for (size_t k = 0; k < np && !found; k++) {
+				const char *b = strrchr(paths[k], '/');
+				found = !strcmp(b ? b + 1 : paths[k], base);
+			}
+			n += !found;
+		}
+	}
+	for (size_t i = 0; i < nlive; i++)
+		free(live[i]);
+	free(live);
+	free(ldir);
+	return n;
+}
+
 /* Every profile of `path`: the file itself, or the *.hyp of the directory
  * and of its MODEL_RANKS_DIR (where the MPI merge puts the per-rank files,
  * docs/mpi.md); which of them make the model is decided once they are read
@@ -942,6 +977,7 @@ int model__load_opts(struct hp_model *m, const char *path, unsigned opts, char *
 			return rc;
 		}
 	}
+	m->unfinished = count_unfinished(path, paths, np);
 	free_paths(paths, np);
 	classify(all, np, role);
 	for (size_t i = 0; i < np; i++) {

@@ -121,6 +121,7 @@ struct hp_model {
 	int ndrop;
 	int nprocs, nthreads;
 	int partial;                 /* some file was written after a crash */
+	int unfinished;              /* processes with a live snapshot but no profile */
 	struct hp_kvlist calib;      /* of the first process */
 	struct hp_kvlist cost;       /* summed over processes (seconds) */
 	struct hp_func **funcs;

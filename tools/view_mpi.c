@@ -44,6 +44,9 @@ struct mview {
 	size_t nranks;
 	struct hp_kvlist first;  /* the first rank's kv (calibrated costs, settings) */
 	int have_first;
+	uint64_t missing;        /* merged files: ranks the merge had to leave out
+				  * (META merged_missing: a rank whose profile
+				  * could not be written, or could not be read) */
 	double merge_time;       /* merged files: the merge's cost and depth */
 	uint64_t merge_levels;
 	const struct hp_prof **profs; /* files used */
@@ -122,6 +125,7 @@ static void gather(struct hp_model *m, struct mview *v)
 		v->profs[v->nprofs++] = p;
 		if (rs && rs->len >= 4) {
 			v->merged = 1;
+			v->missing += hp_kv_u64(&p->meta, "merged_missing", 0);
 			struct hp_kvlist mk = {0};
 			if (ms && hp_kv_parse(ms->data, ms->len, &mk) == 0) {
 				v->merge_time = hp_kv_f64(&mk, "merge_time", 0);
@@ -597,6 +601,11 @@ void view_mpi_text(struct hp_model *m, FILE *out)
 		     "(cached struct type), %.0f ns (new struct type)\n",
 		hp_kv_f64(k, "wrapper_ns", 0), hp_kv_f64(k, "piggyback_packed_ns", 0),
 		hp_kv_f64(k, "piggyback_struct_ns", 0), hp_kv_f64(k, "piggyback_struct_new_ns", 0));
+	if (v.missing)
+		fprintf(out, "     MISSING: %llu rank%s left out of the merge (%s profile could not be written "
+			     "or read: the job's stderr says why); the figures cover %zu rank%s\n",
+			(unsigned long long)v.missing, v.missing == 1 ? "" : "s",
+			v.missing == 1 ? "its" : "their", v.nranks, v.nranks == 1 ? "" : "s");
 	if (v.merged)
 		fprintf(out, "     merge at MPI_Finalize: %s over %llu tree levels\n", secs(v.merge_time, a, sizeof a),
 			(unsigned long long)v.merge_levels);
@@ -750,6 +759,8 @@ void view_mpi_json(struct hp_model *m, struct json *j)
 	json__int(j, (int64_t)v.nranks);
 	json__key(j, "merged");
 	json__bool(j, v.merged);
+	json__key(j, "missing_ranks");
+	json__uint(j, v.missing);
 	json__key(j, "compensate");
 	json__str(j, hp_kv_str(k, "compensate", NULL));
 	json__key(j, "piggyback_bytes");

@@ -128,6 +128,16 @@ if wait_for "$L" 5; then
 	out=$("$HYPROF_BIN" watch --once "$T/kill" 2>&1); rc=$?
 	[ $rc -eq 0 ] && echo "$out" | grep -q "^pid $P  hp_live_spin  gone" || fail "5: watch exit $rc: $out"
 	ok "5: SIGKILL: last snapshot with $n samples remains; watch says gone"
+	# A process that finishes in the same directory (another rank, the
+	# next command of a script): its report says the killed one is left
+	# out and where its snapshot is (it said nothing).
+	"$HYPROF_BIN" run -q -o "$T/kill" -- "$SPIN" 1 || fail "5: the second run"
+	out=$("$HYPROF_BIN" report "$T/kill" 2>&1) || fail "5: report beside the snapshot: $out"
+	echo "$out" | grep -q "WARNING   1 process left no profile .*hyprof report $T/kill/.live" ||
+		fail "5: the report does not say the killed process is missing: $(echo "$out" | head -12)"
+	u=$("$HYPROF_BIN" report --json "$T/kill" | python3 -c 'import json,sys; print(json.load(sys.stdin)["unfinished"])')
+	[ "$u" = 1 ] || fail "5: report --json unfinished $u, want 1"
+	ok "5: the report beside it says 1 process left no profile"
 else
 	fail "5: no live file"
 fi

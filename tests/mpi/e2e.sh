@@ -477,6 +477,32 @@ assert any(f.get("name") == "work" for f in j["functions"]), "work() is not in t
 print("ranks in the report:", sorted(ranks))
 EOF
   ;;
+lostrank)
+  # Rank 1 cannot write its profile (its output directory cannot be made,
+  # as on a full or read-only disk; it runs with the runtime preloaded
+  # directly, the launcher would refuse the directory): the job's output
+  # and status are as without hyprof, rank 0 writes the merged profile, and
+  # the report says a rank is missing (it used to say "1 rank", nothing
+  # about the other).
+  plain 2 "$T/l.plain" "$B/mpi_pi"
+  export HP_LIBS="$HYPROF_LIB/libhyprof.so $HYPROF_LIB/libhyprof_mpi.so"
+  timeout 120 $MPIRUN -np 2 sh -c '
+    if [ "${OMPI_COMM_WORLD_RANK:-0}" = 1 ]; then
+      shift 6; exec env HYPROF_QUIET=1 HYPROF_OUTPUT=/proc/self/fdinfo/none LD_PRELOAD="$HP_LIBS" "$@"
+    fi
+    exec "$@"' sh "$H" run -q -o "$T/l" -- "$B/mpi_pi" > "$T/l.out" 2> "$T/l.err" ||
+    { cat "$T/l.err"; fail "mpi_pi with rank 1 unable to write"; }
+  unset HP_LIBS
+  cat "$T/l.err"
+  grep -v '^time' "$T/l.plain" > "$T/l.want"
+  grep -v '^time' "$T/l.out" | diff "$T/l.want" - || fail "lostrank: the output differs under hyprof"
+  grep -q "rank 1 cannot add its profile to the merge" "$T/l.err" || fail "lostrank: no line about rank 1"
+  "$H" report "$T/l" > "$T/l.txt" 2>&1 || { cat "$T/l.txt"; fail "report of the job"; }
+  grep -q "MISSING: 1 rank left out of the merge" "$T/l.txt" || { grep MPI "$T/l.txt"; fail "lostrank: the report does not say rank 1 is missing"; }
+  "$H" report --json "$T/l" > "$T/l.json" || fail "report --json of the job"
+  python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["mpi"]; assert m["missing_ranks"]==1 and m["nranks"]==1, m' "$T/l.json" ||
+    fail "lostrank: mpi.missing_ranks"
+  ;;
 spawn)
   # Spawned children inherit the daemon's environment: under `hyprof run`
   # they run without hyprof, so nothing between the worlds may carry a

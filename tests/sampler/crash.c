@@ -11,7 +11,12 @@
  *            of SIGIO; under hyprof (which samples with O_ASYNC perf
  *            events, the files such a SIGIO is about) it goes on, exit 0
  *   sigio-user  kill(getpid(), SIGIO): dies of SIGIO, with or without hyprof
+ *   fds-exit, fds-abort  open /dev/null until EMFILE (every descriptor the
+ *            limit allows stays open), then exit 3 or abort(): hyprof's
+ *            profile still needs one descriptor
  * Usage: crash MODE [millions of steps] */
+#include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -51,7 +56,15 @@ int main(int argc, char **argv)
 		signal(SIGRTMIN + 3, SIG_DFL);
 		sigaction(SIGRTMIN + 3, &ign, NULL);
 	}
+	if (!strncmp(mode, "fds-", 4)) {
+		while (open("/dev/null", O_RDONLY) >= 0)
+			;
+		if (errno != EMFILE)
+			return 97;
+	}
 	crash_work(n);
+	if (!strcmp(mode, "fds-exit"))
+		return 3;
 	if (!strcmp(mode, "segv") || !strcmp(mode, "handled")) {
 		if (sigsetjmp(back, 1) == 0)
 			*nullp = 1;
@@ -62,7 +75,7 @@ int main(int argc, char **argv)
 		sigaction(SIGSEGV, NULL, &cur);
 		return cur.sa_handler == on_segv ? 0 : 98;
 	}
-	if (!strcmp(mode, "abort"))
+	if (!strcmp(mode, "abort") || !strcmp(mode, "fds-abort"))
 		abort();
 	if (!strcmp(mode, "term"))
 		raise(SIGTERM);

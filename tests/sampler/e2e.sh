@@ -190,6 +190,20 @@ crash)
 		check field "$W/r.json" partial true
 		check func "$W/r.json" crash_work 80
 	done
+	# Every descriptor the limit allows is the program's: the profile is
+	# written all the same, above the soft limit for the moment (a POSIX
+	# timer holds no descriptor that the exit could free; a crash frees none).
+	for m in fds-exit:3:posix-timer fds-abort:134:task-clock; do
+		mode=${m%%:*} want=${m#*:} ev=${want#*:} want=${want%%:*}
+		rm -rf "$W/p"
+		got=$(status prlimit --nofile=64:4096 env HYPROF_EVENT=$ev HYPROF_OUTPUT="$W/p" \
+			LD_PRELOAD="$LIB" "$T/crash" $mode 100 2>"$W/err")
+		cat "$W/err"
+		[ "$got" = "$want" ] || fail "crash $mode under hyprof exits $got, want $want"
+		[ "$(nfiles "$W/p")" = 1 ] || fail "crash $mode: no profile with every descriptor taken"
+		report "$W/p" "$W/r.json"
+		check func "$W/r.json" crash_work 80
+	done
 	# The program's own SIGSEGV handler recovers: hyprof writes nothing then,
 	# and the profile at exit is complete.
 	rm -rf "$W/p"
@@ -278,6 +292,25 @@ exec)
 	check cpu "$W/r.json" "$W/cpu" 5
 	check path "$W/r.json" main/before_exec 50 20
 	check path "$W/r.json" main/after_failed_exec 50 20
+	# Children no preload can reach: one line each says they are not
+	# profiled.  A static image run by dash (vfork) and by bash (whose own
+	# getenv found no LD_PRELOAD in hyprof's constructor), and bash's
+	# `exec -c` (an empty environment).
+	for sh in sh bash; do
+		command -v $sh >/dev/null || continue
+		rm -rf "$W/q"
+		got=$(prof "$W/q" HYPROF_QUIET=1 $sh -c "\"$T/execee_static\" 1; echo end" 2>"$W/err")
+		cat "$W/err"
+		[ "$got" = end ] || fail "$sh running a static program: '$got'"
+		grep -q "executes $T/execee_static, which is statically linked" "$W/err" ||
+			fail "$sh running a static program: no line says it is not profiled"
+	done
+	if command -v bash >/dev/null; then
+		rm -rf "$W/q"
+		prof "$W/q" HYPROF_QUIET=1 bash -c "exec -c \"$T/execee\" 1" 2>"$W/err" || fail "bash exec -c exited $?"
+		cat "$W/err"
+		grep -q "LD_PRELOAD lacks libhyprof.so" "$W/err" || fail "bash exec -c: no line says the image is lost"
+	fi
 	;;
 badconfig)
 	# A bad HYPROF_* value never breaks the program: one line naming the
@@ -514,6 +547,48 @@ papi)
 		echo "skip: PAPI can sample no event on this machine (reasons above)"
 		exit 77
 	fi
+	;;
+fsize)
+	# RLIMIT_FSIZE below the profile's size: the program's status and its
+	# SIGXFSZ disposition are its own (the write used to die of SIGXFSZ,
+	# status 153), one line says why there is no profile; with a higher
+	# hard limit the profile is written all the same.
+	command -v prlimit >/dev/null || { echo "skip: prlimit (util-linux) is needed"; exit 77; }
+	for end in exit3:3 none:0; do
+		mode=${end%%:*} want=${end#*:}
+		rm -rf "$W/p"
+		got=$(status prlimit --fsize=2048 env HYPROF_OUTPUT="$W/p" LD_PRELOAD="$LIB" "$T/crash" $mode 10 2>"$W/err")
+		cat "$W/err"
+		[ "$got" = "$want" ] || fail "crash $mode under a 2 KiB file size limit exits $got, want $want"
+		grep -q "file size limit" "$W/err" || fail "crash $mode: no line says the file size limit stopped the profile"
+		[ "$(nfiles "$W/p")" = 0 ] || fail "crash $mode: a profile past the file size limit"
+		rm -rf "$W/p"
+		got=$(status prlimit --fsize=2048:unlimited env HYPROF_OUTPUT="$W/p" LD_PRELOAD="$LIB" "$T/crash" $mode 10 2>"$W/err")
+		cat "$W/err"
+		[ "$got" = "$want" ] || fail "crash $mode under a 2 KiB soft file size limit exits $got, want $want"
+		[ "$(nfiles "$W/p")" = 1 ] || fail "crash $mode: no profile up to the hard file size limit"
+	done
+	;;
+nproc)
+	# RLIMIT_NPROC leaves room for the program's main thread and 2 tasks
+	# (threads, or child processes): hyprof's helper threads give way, the
+	# program gets both, prints and exits as alone, and says why on stderr.
+	# A user id of its own, so no other process counts against the limit.
+	[ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && command -v prlimit >/dev/null ||
+		{ echo "skip: needs root, setpriv and prlimit (util-linux)"; exit 77; }
+	chmod 755 "$W"
+	as_user() { setpriv --reuid=54321 --regid=54321 --clear-groups prlimit --nproc=3 "$@"; }
+	for m in thread fork; do
+		alone=$(as_user "$T/tasks" $m 2)
+		[ "$alone" = "2 of 2" ] || fail "tasks $m alone: $alone"
+		rm -rf "$W/p" && mkdir -m 777 "$W/p"
+		got=$(as_user env HYPROF_OUTPUT="$W/p" LD_PRELOAD="$LIB" "$T/tasks" $m 2 2>"$W/err"; echo "status $?")
+		cat "$W/err"
+		[ "$got" = "$alone
+status 0" ] || fail "tasks $m under hyprof: $got"
+		grep -q "could not create a" "$W/err" || fail "tasks $m: no line says hyprof's threads gave way"
+		[ "$(nfiles "$W/p")" -ge 1 ] || fail "tasks $m: no profile"
+	done
 	;;
 *)
 	echo "unknown case $CASE"
