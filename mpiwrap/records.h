@@ -68,7 +68,8 @@ struct hp_mpi_coll_rec {
 	uint64_t time_ns, wait_raw_ns, wait_comp_ns;
 };
 
-/* Point-to-point traffic from one world rank to another (as sent). */
+/* Traffic from one world rank to another: as sent, and what one-sided
+ * calls of `to` fetched from `from`. */
 struct hp_mpi_mat_rec {
 	int32_t from, to;
 	uint64_t msgs, bytes;

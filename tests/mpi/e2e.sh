@@ -177,6 +177,26 @@ bad = [r for r in range(np) if sent.get((r, (r + 1) % np), 0) <= 0]
 if bad:
     print("no bytes from rank(s) %s to their right neighbour" % bad); sys.exit(1)
 print("matrix: every rank sent bytes to its right neighbour")
+# and it holds all the one-sided traffic, fetched data too (as sent by the
+# target): the operations' bytes, a message per Put/Get kind and two per
+# Fetch_and_op and Compare_and_swap (Get_accumulate is an MPI_NO_OP here);
+# besides them, each rank's MPI_Sendrecv sends one MPI_Aint
+calls, nbytes = {}, 0
+for s in rep.get("mpi_sites", []):
+    f = s["function"]
+    if f in ("MPI_Put", "MPI_Get", "MPI_Accumulate", "MPI_Rput", "MPI_Rget", "MPI_Get_accumulate",
+             "MPI_Fetch_and_op", "MPI_Compare_and_swap"):
+        calls[f] = calls.get(f, 0) + s["calls"]
+        nbytes += s["bytes"]
+    if f == "MPI_Sendrecv":
+        calls[f] = calls.get(f, 0) + s["calls"]
+        nbytes += 8 * s["calls"]
+msgs = sum(calls.values()) + calls.get("MPI_Fetch_and_op", 0) + calls.get("MPI_Compare_and_swap", 0)
+got = (sum(p["messages"] for p in pairs), sum(p["bytes"] for p in pairs))
+if got != (msgs, nbytes):
+    print("matrix holds %d messages, %d bytes; the one-sided calls moved %d, %d" % (got + (msgs, nbytes)))
+    sys.exit(1)
+print("matrix: %d messages, %d bytes, as the one-sided calls moved" % got)
 PY
     rm -rf "$T/p" "$T/p.json"
   done ;;
