@@ -13,6 +13,8 @@
 #                branch is critical; Isend/Irecv/Waitall and Allreduce
 #   auto         the two-branch program with --critical-path auto:3: the
 #                ranks agree on f, g, h at an Allreduce after the warm-up
+#   auto_open    --critical-path auto:1 with the main loop inside one call
+#                that is still open when the ranks agree: it is selected
 #   length_only  --critical-path auto:0 in hybrid mode: the length alone,
 #                against the wall time it covers, and each rank's length
 #                as `hyprof watch` shows it from the live files
@@ -82,6 +84,19 @@ auto)
   HYPROF_CRITICAL_PATH_WARMUP=0.3 run 3 "$T/a" --mode measured --critical-path auto:3 -- \
     "$P" branch 20 60 20 5
   $CHK auto "$T/a.json" 20 60 20 5 || fail "auto" ;;
+auto_open)
+  # 16 rounds of 40 ms in solver, open from before the 0.3 s warm-up to the end
+  HYPROF_CRITICAL_PATH_WARMUP=0.3 run 2 "$T/o" --mode measured --critical-path auto:1 -- "$P" loop 16 40
+  python3 - "$T/o.json" <<'EOF2' || fail "auto with the main loop in an open call"
+import json, sys
+cp = json.load(open(sys.argv[1]))["critical_path"]
+names = [f["name"] for f in cp["functions"]]
+if names != ["solver"]:
+    print("FAIL: auto:1 selected %s (shares: %s); want solver, open with its own time" % (names, cp["shares"]))
+    sys.exit(1)
+print("ok: auto:1 selected solver while it was open; shares %s" % cp["shares"])
+EOF2
+  ;;
 length_only)
   # live snapshots every 0.1 s: the last one (at exit) has the final path
   HYPROF_LIVE_INTERVAL=0.1 run 3 "$T/l" --mode hybrid --critical-path auto:0 -- "$P" pipeline 10 10 30 5
