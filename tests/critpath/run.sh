@@ -15,6 +15,9 @@
 #                ranks agree on f, g, h at an Allreduce after the warm-up
 #   auto_open    --critical-path auto:1 with the main loop inside one call
 #                that is still open when the ranks agree: it is selected
+#   fmain        a Fortran main program's loop (cp_fmain.f90) with auto: it
+#                is selected by its symbol, MAIN__, and its time in the
+#                profile (named from the debug information) is found
 #   length_only  --critical-path auto:0 in hybrid mode: the length alone,
 #                against the wall time it covers, and each rank's length
 #                as `hyprof watch` shows it from the live files
@@ -95,6 +98,20 @@ if names != ["solver"]:
     print("FAIL: auto:1 selected %s (shares: %s); want solver, open with its own time" % (names, cp["shares"]))
     sys.exit(1)
 print("ok: auto:1 selected solver while it was open; shares %s" % cp["shares"])
+EOF2
+  ;;
+fmain)
+  F=$HYPROF_TEST_BIN/cp_fmain
+  [ -x "$F" ] || skip "cp_fmain was not built (no MPI Fortran)"
+  P=$F HYPROF_CRITICAL_PATH_WARMUP=0.3 run 2 "$T/f" --mode measured --critical-path auto -- "$F" 16 40
+  python3 - "$T/f.json" <<'EOF2' || fail "a Fortran main program on the critical path"
+import json, sys
+cp = json.load(open(sys.argv[1]))["critical_path"]
+m = [f for f in cp["functions"] if f["name"] == "MAIN__"]
+if not m or m[0].get("cpu") is None:
+    print("FAIL: MAIN__ %s; want it selected with its time in the profile (%s)" % (m, cp["functions"]))
+    sys.exit(1)
+print("ok: MAIN__ selected, %.3f s in the profile" % m[0]["cpu"])
 EOF2
   ;;
 length_only)
