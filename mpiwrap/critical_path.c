@@ -341,6 +341,25 @@ static int cxx_matches(const char *dm, const char *name)
 	return hp_cp_name_match(dm, name, "(", 1);
 }
 
+/* A Fortran module procedure's symbol, __mod_MOD_proc, spelled as the
+ * profile names it from the debug information: mod::proc.  0 if sym is
+ * none (gfortran lowercases module names, so _MOD_ is the separator). */
+static int fortran_name(const char *sym, char *buf, size_t len)
+{
+	const char *sep = sym[0] == '_' && sym[1] == '_' ? strstr(sym + 2, "_MOD_") : NULL;
+	if (!sep || sep == sym + 2 || !sep[5])
+		return 0;
+	int n = snprintf(buf, len, "%.*s::%s", (int)(sep - sym - 2), sym + 2, sep + 5);
+	return n > 0 && (size_t)n < len;
+}
+
+/* Pass 0's match: the symbol's own name, or its Fortran spelling. */
+static int sym_matches(const char *sym, const char *name)
+{
+	char f[HP_CP_NAME + 64];
+	return name_matches(sym, name) || (fortran_name(sym, f, sizeof f) && name_matches(f, name));
+}
+
 typedef char *(*demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
 
 static void add_addr(struct cp_item *it, uint64_t a)
@@ -352,7 +371,8 @@ static void add_addr(struct cp_item *it, uint64_t a)
 		it->addr[it->naddr++] = a;
 }
 
-/* Pass 0: the names as in the symbol tables.  Pass 1 (names still not
+/* Pass 0: the names as in the symbol tables (Fortran module procedures
+ * also as mod::proc).  Pass 1 (names still not
  * found, when the C++ runtime is loaded): C++ symbols demangled. */
 static void resolve_pass(const struct cp_mods *ms, demangle_fn dem)
 {
@@ -382,7 +402,7 @@ static void resolve_pass(const struct cp_mods *ms, demangle_fn dem)
 			}
 			for (int k = 0; k < cp.k; k++)
 				if ((todo >> k & 1) && (dm ? cxx_matches(dm, cp.item[k].name)
-							   : name_matches(nm, cp.item[k].name)))
+							   : sym_matches(nm, cp.item[k].name)))
 					add_addr(&cp.item[k], ms->m[mi].bias + s->st_value);
 			free(dm);
 		}

@@ -18,6 +18,8 @@
 #   fmain        a Fortran main program's loop (cp_fmain.f90) with auto: it
 #                is selected by its symbol, MAIN__, and its time in the
 #                profile (named from the debug information) is found
+#   fmodule      a Fortran module procedure selected by the name the
+#                profile gives it, cpf::spin (symbol __cpf_MOD_spin)
 #   length_only  --critical-path auto:0 in hybrid mode: the length alone,
 #                against the wall time it covers, and each rank's length
 #                as `hyprof watch` shows it from the live files
@@ -103,7 +105,7 @@ EOF2
 fmain)
   F=$HYPROF_TEST_BIN/cp_fmain
   [ -x "$F" ] || skip "cp_fmain was not built (no MPI Fortran)"
-  P=$F HYPROF_CRITICAL_PATH_WARMUP=0.3 run 2 "$T/f" --mode measured --critical-path auto -- "$F" 16 40
+  P=$F HYPROF_CRITICAL_PATH_WARMUP=0.3 run 2 "$T/f" --mode measured --critical-path auto -- "$F" 16 20
   python3 - "$T/f.json" <<'EOF2' || fail "a Fortran main program on the critical path"
 import json, sys
 cp = json.load(open(sys.argv[1]))["critical_path"]
@@ -112,6 +114,20 @@ if not m or m[0].get("cpu") is None:
     print("FAIL: MAIN__ %s; want it selected with its time in the profile (%s)" % (m, cp["functions"]))
     sys.exit(1)
 print("ok: MAIN__ selected, %.3f s in the profile" % m[0]["cpu"])
+EOF2
+  ;;
+fmodule)
+  F=$HYPROF_TEST_BIN/cp_fmain
+  [ -x "$F" ] || skip "cp_fmain was not built (no MPI Fortran)"
+  P=$F run 2 "$T/m" --mode measured --critical-path cpf::spin -- "$F" 8 20
+  python3 - "$T/m.json" <<'EOF2' || fail "a Fortran module procedure selected by its profile name"
+import json, sys
+cp = json.load(open(sys.argv[1]))["critical_path"]
+f = cp["functions"]
+if len(f) != 1 or f[0]["name"] != "cpf::spin" or not f[0]["seen"] or f[0]["region"] or not f[0]["share"]:
+    print("FAIL: --critical-path cpf::spin gave %s (unresolved: %s)" % (f, cp.get("unresolved")))
+    sys.exit(1)
+print("ok: cpf::spin found, path share %.3f s" % f[0]["share"])
 EOF2
   ;;
 length_only)
