@@ -46,6 +46,8 @@ struct hp_mpi_site_rec {
 	uint64_t wait_raw_ns; /* waiting for the partner, as measured */
 	uint64_t wait_comp_ns;/* the same after parallel compensation */
 	uint64_t max_ns;      /* the longest call */
+	uint32_t nranks;      /* ranks whose calls these are (0 in older files: unknown) */
+	uint32_t reserved;
 };
 
 /* Messages of one call site with one peer (world ranks). */

@@ -125,6 +125,7 @@ static uint32_t sites_of(const struct hp_mt *mt, struct hp_writer *w, uint32_t *
 		r.wait_raw_ns = ns(s->wait_raw);
 		r.wait_comp_ns = ns(s->wait_comp);
 		r.max_ns = ns(s->max_cyc);
+		r.nranks = 1;
 		hp_writer_bytes(w, &r, sizeof(r));
 	}
 	return n;

@@ -285,6 +285,12 @@ rep = json.load(open(sys.argv[1]))
 sends = [s for s in rep["mpi_sites"] if s["function"] == "MPI_Send"]
 if sum(s["calls"] for s in sends) != 2000 or sum(s["bytes"] for s in sends) != 800000:
     sys.exit("MPI_Send: %d calls, %d bytes; want 2000, 800000" % (sum(s["calls"] for s in sends), sum(s["bytes"] for s in sends)))
+# both ranks call MPI_Allreduce and MPI_Barrier at one site each: the
+# merged profile's sites say so (not 1, the merge's own record)
+for f in ("MPI_Allreduce", "MPI_Barrier"):
+    got = [(s["site"], s["ranks"]) for s in rep["mpi_sites"] if s["function"] == f]
+    if not got or any(k != 2 for _, k in got):
+        sys.exit("%s sites and their ranks: %s; want 2 each" % (f, got))
 colls = {(c["function"], c["comm_size"]): c for c in rep["mpi_collectives"]}
 if colls.get(("MPI_Allreduce", 2), {}).get("calls") != 2:
     sys.exit("MPI_Allreduce on 2 ranks: %s" % colls.get(("MPI_Allreduce", 2)))
