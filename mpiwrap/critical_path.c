@@ -97,6 +97,8 @@ struct cp_snap {
 	int64_t busy[HP_CP_MAXF];     /* f's own time, not waiting, on this thread */
 };
 
+#define CP_REG_FRAMES 64 /* open calls remembered when a thread's path begins */
+
 struct cp_thr {
 	struct cp_snap snap[2];
 	uint32_t cur;                 /* the published slot */
@@ -119,6 +121,11 @@ struct cp_thr {
 	 * time before the thread's path began) */
 	uint64_t *nwait;
 	uint32_t wnode;
+	/* ... and of the calls open when it began (at reg_tsc): their
+	 * returned children's time then, by depth */
+	uint64_t reg_tsc;
+	uint32_t reg_sp;
+	uint64_t reg_enter[CP_REG_FRAMES], reg_child[CP_REG_FRAMES];
 	uint64_t events, sends, recvs, colls, adopted;
 	uint64_t cost_n, cost_cyc, cost_mean; /* the callbacks' own cost, sampled */
 	struct cp_thr *next;
@@ -334,6 +341,25 @@ static int cxx_matches(const char *dm, const char *name)
 	return hp_cp_name_match(dm, name, "(", 1);
 }
 
+/* A Fortran module procedure's symbol, __mod_MOD_proc, spelled as the
+ * profile names it from the debug information: mod::proc.  0 if sym is
+ * none (gfortran lowercases module names, so _MOD_ is the separator). */
+static int fortran_name(const char *sym, char *buf, size_t len)
+{
+	const char *sep = sym[0] == '_' && sym[1] == '_' ? strstr(sym + 2, "_MOD_") : NULL;
+	if (!sep || sep == sym + 2 || !sep[5])
+		return 0;
+	int n = snprintf(buf, len, "%.*s::%s", (int)(sep - sym - 2), sym + 2, sep + 5);
+	return n > 0 && (size_t)n < len;
+}
+
+/* Pass 0's match: the symbol's own name, or its Fortran spelling. */
+static int sym_matches(const char *sym, const char *name)
+{
+	char f[HP_CP_NAME + 64];
+	return name_matches(sym, name) || (fortran_name(sym, f, sizeof f) && name_matches(f, name));
+}
+
 typedef char *(*demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
 
 static void add_addr(struct cp_item *it, uint64_t a)
@@ -345,7 +371,8 @@ static void add_addr(struct cp_item *it, uint64_t a)
 		it->addr[it->naddr++] = a;
 }
 
-/* Pass 0: the names as in the symbol tables.  Pass 1 (names still not
+/* Pass 0: the names as in the symbol tables (Fortran module procedures
+ * also as mod::proc).  Pass 1 (names still not
  * found, when the C++ runtime is loaded): C++ symbols demangled. */
 static void resolve_pass(const struct cp_mods *ms, demangle_fn dem)
 {
@@ -375,7 +402,7 @@ static void resolve_pass(const struct cp_mods *ms, demangle_fn dem)
 			}
 			for (int k = 0; k < cp.k; k++)
 				if ((todo >> k & 1) && (dm ? cxx_matches(dm, cp.item[k].name)
-							   : name_matches(nm, cp.item[k].name)))
+							   : sym_matches(nm, cp.item[k].name)))
 					add_addr(&cp.item[k], ms->m[mi].bias + s->st_value);
 			free(dm);
 		}
@@ -461,6 +488,19 @@ static void *zmap(size_t n)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* The calls open on s's thread when its path begins at t1 (this thread:
+ * its stack holds still): what they did before is not candidates' time. */
+static void reg_open(struct cp_thr *s, uint64_t t1)
+{
+	const struct hp_thread *t = s->t;
+	s->reg_tsc = t1;
+	s->reg_sp = t->sp < CP_REG_FRAMES ? t->sp : CP_REG_FRAMES;
+	for (uint32_t i = 0; i < s->reg_sp; i++) {
+		s->reg_enter[i] = t->stack[i].t_enter;
+		s->reg_child[i] = t->stack[i].child_incl;
+	}
+}
+
 static struct cp_thr *thr_new(struct hp_mt *mt, uint64_t t1)
 {
 	struct cp_thr *s = zmap(sizeof(*s));
@@ -487,6 +527,7 @@ static struct cp_thr *thr_new(struct hp_mt *mt, uint64_t t1)
 			uint32_t n = __atomic_load_n(&s->t->probe.n, __ATOMIC_ACQUIRE);
 			for (uint32_t i = 0; s->nwait && i < n && i < s->cap; i++)
 				s->nwait[i] = s->t->probe.nodes[i].excl;
+			reg_open(s, t1);
 		}
 		if (!s->tag || !s->anc || !s->nxt || (cp.auto_ && !s->nwait)) {
 			hp_log("critical path: no memory for thread %d's probe index: its shares are not "
@@ -843,9 +884,19 @@ struct cand {
 	int64_t score;     /* own time not waiting, ns */
 };
 
+/* In cand.mod: the function was open when its rank scored it (open_own).
+ * Such candidates rank after every returned one: an open caller's own time
+ * holds its MPI calls' time beyond their waiting, so a driver loop would
+ * crowd out the work it calls; they fill the slots left (a main program
+ * that is all the work). */
+#define CAND_OPEN (1ull << 63)
+#define CAND_MOD(c) ((c)->mod & ~CAND_OPEN)
+
 static int cand_cmp(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
+	if ((x->mod & CAND_OPEN) != (y->mod & CAND_OPEN))
+		return x->mod & CAND_OPEN ? 1 : -1;
 	if (x->score != y->score)
 		return x->score < y->score ? 1 : -1;
 	if (x->mod != y->mod)
@@ -880,9 +931,37 @@ static size_t cand_fold(struct cand *c, size_t n)
 	return k;
 }
 
+/* Own time so far of the calls still open on thread s at `now`, per probe
+ * node (open[] has s->cap entries): a node's exclusive time only grows when
+ * its call returns, and the function that runs the program's main loop
+ * (Fortran's main program, a C main) is still open when the ranks agree.
+ * Each frame's time up to its open child's entry, less its returned
+ * children, counted from when the thread's path began (a call open then
+ * loses its time and children before it).  Only the agreeing thread's own
+ * stack: another thread's changes meanwhile. */
+static void open_own(const struct cp_thr *s, uint64_t now, uint64_t *open)
+{
+	const struct hp_thread *t = s->t;
+	uint32_t sp = t->sp < HP_STACK_MAX ? t->sp : HP_STACK_MAX;
+	for (uint32_t i = 0; i < sp; i++) {
+		const struct hp_frame *f = &t->stack[i];
+		uint64_t start = f->t_enter, end = i + 1 < sp ? t->stack[i + 1].t_enter : now;
+		uint64_t child = f->child_incl;
+		if (start < s->reg_tsc) {
+			start = s->reg_tsc;
+			if (i < s->reg_sp && s->reg_enter[i] == f->t_enter)
+				child -= s->reg_child[i];
+		}
+		if (f->node < s->cap && end > start && end - start > child)
+			open[f->node] += end - start - child;
+	}
+}
+
 /* This process's best `max` candidates: per function, its own (exclusive)
- * time minus the waiting of the MPI calls it made, over the threads. */
-static size_t own_candidates(struct cand *out, size_t max, const struct cp_mods *ms)
+ * time minus the waiting of the MPI calls it made, over the threads; the
+ * calling thread's open calls count their time so far (`now`). */
+static size_t own_candidates(struct cand *out, size_t max, const struct cp_mods *ms, const struct cp_thr *me,
+			     uint64_t now)
 {
 	size_t total = 0;
 	for (struct cp_thr *s = __atomic_load_n(&cp.threads, __ATOMIC_ACQUIRE); s; s = s->next)
@@ -899,18 +978,23 @@ static size_t own_candidates(struct cand *out, size_t max, const struct cp_mods 
 		uint32_t nn = __atomic_load_n(&tr->n, __ATOMIC_ACQUIRE);
 		if (nn > s->cap)
 			nn = s->cap;
+		uint64_t *open = s == me ? calloc(s->cap, sizeof(*open)) : NULL;
+		if (open)
+			open_own(s, now, open);
 		for (uint32_t i = 1; i < nn && n < total; i++) {
 			const struct cct_node *nd = &tr->nodes[i];
 			if (!(nd->flags & CCT_F_PROBE) || (nd->flags & (CCT_F_REGION | CCT_F_REDIRECT)))
 				continue;
-			int64_t sc = (int64_t)nd->excl - (int64_t)s->nwait[i];
+			uint64_t o = open ? open[i] : 0;
+			int64_t sc = (int64_t)nd->excl + (int64_t)o - (int64_t)s->nwait[i];
 			if (sc <= 0)
 				continue;
-			c[n].mod = 0;
+			c[n].mod = o ? CAND_OPEN : 0;
 			c[n].off = nd->key; /* the address, until folded */
 			c[n].score = cyc2ns((uint64_t)sc);
 			n++;
 		}
+		free(open);
 	}
 	n = cand_fold(c, n);
 	size_t k = 0;
@@ -918,7 +1002,7 @@ static size_t own_candidates(struct cand *out, size_t max, const struct cp_mods 
 		const struct cp_mod *m = mods_of(ms, c[j].off);
 		if (!m || m->own)
 			continue;
-		out[k].mod = m->id;
+		out[k].mod = (m->id & ~CAND_OPEN) | (c[j].mod & CAND_OPEN);
 		out[k].off = c[j].off - m->bias;
 		out[k].score = c[j].score;
 		k++;
@@ -964,13 +1048,22 @@ static void name_items(const struct cp_mods *ms, const int *mod_of_item, const u
  * takes part in the exchange. */
 static struct cand *agree_mine, *agree_all;
 
+/* The function of c[i] came earlier in c (as the other kind). */
+static int selected_before(const struct cand *c, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (CAND_MOD(&c[j]) == CAND_MOD(&c[i]) && c[j].off == c[i].off)
+			return 1;
+	return 0;
+}
+
 static void agree(struct cp_thr *s, struct cp_snap *b, uint64_t t1)
 {
 	cp.selected = 1; /* one attempt */
 	size_t C = 2 * (size_t)cp.kcap, np = (size_t)hp_mpi.size;
 	struct cp_mods ms;
 	mods_load(&ms);
-	size_t n = own_candidates(agree_mine, C, &ms);
+	size_t n = own_candidates(agree_mine, C, &ms, s, t1);
 	for (size_t i = n; i < C; i++)
 		agree_mine[i] = (struct cand){0, 0, 0}; /* empty */
 	if (PMPI_Allgather(agree_mine, (int)(C * sizeof(struct cand)), MPI_BYTE, agree_all,
@@ -984,19 +1077,21 @@ static void agree(struct cp_thr *s, struct cp_snap *b, uint64_t t1)
 	int k = 0, mod_of[HP_CP_MAXF];
 	uint64_t off[HP_CP_MAXF];
 	for (size_t i = 0; i < m && k < cp.kcap; i++) {
+		if (selected_before(agree_all, i))
+			continue; /* open on some rank, returned on another */
 		struct cp_item *it = &cp.item[k];
 		memset(it, 0, sizeof(*it));
 		mod_of[k] = -1;
 		off[k] = agree_all[i].off;
 		for (size_t j = 0; j < ms.n && mod_of[k] < 0; j++)
-			if (ms.m[j].id == agree_all[i].mod)
+			if ((ms.m[j].id & ~CAND_OPEN) == CAND_MOD(&agree_all[i]))
 				mod_of[k] = (int)j;
 		if (mod_of[k] >= 0) {
 			it->addr[0] = ms.m[mod_of[k]].bias + off[k];
 			it->naddr = 1;
 		} else { /* an object this rank has not loaded */
 			snprintf(it->name, sizeof(it->name), "[object %016llx]+0x%llx",
-				 (unsigned long long)agree_all[i].mod, (unsigned long long)off[k]);
+				 (unsigned long long)CAND_MOD(&agree_all[i]), (unsigned long long)off[k]);
 		}
 		k++;
 	}

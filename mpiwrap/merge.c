@@ -428,12 +428,16 @@ static int tree_from(struct cct *t, const struct cct_node *nodes, uint32_t n, ui
 
 /* ---- sites, peers and the rest: add one record to an array ------------------------ */
 
-static void add_site(struct mimg *m, const struct hp_mpi_site_rec *s)
+/* `other_ranks`: s comes from ranks not yet in m (the tree's merge), not
+ * from another thread of the same rank (its own image). */
+static void add_site(struct mimg *m, const struct hp_mpi_site_rec *s, int other_ranks)
 {
 	for (size_t i = 0; i < m->nsites; i++) {
 		struct hp_mpi_site_rec *d = &m->sites[i];
 		if (d->key != s->key)
 			continue;
+		if (other_ranks)
+			d->nranks += s->nranks;
 		d->calls += s->calls;
 		d->bytes += s->bytes;
 		d->time_ns += s->time_ns;
@@ -664,7 +668,8 @@ static void own_mpi(struct mimg *img, const struct hp_prof *p)
 					from[i] = r.key;
 					to[i] = r.key = site_key(&r);
 				}
-				add_site(img, &r);
+				r.nranks = 1; /* this rank, whatever thread */
+				add_site(img, &r, 0);
 			}
 			for (uint32_t i = 0; i < h.npeers; i++, q += h.peer_size) {
 				struct hp_mpi_peer_rec r;
@@ -1085,7 +1090,7 @@ static int merge_into(struct mimg *dst, struct mimg *src)
 		for (size_t k = 0; k < src->npeers; k++)
 			if (src->peers[k].site == old)
 				src->peers[k].site = r.key | 0x8000000000000000ull; /* done: not again */
-		add_site(dst, &r);
+		add_site(dst, &r, 1);
 	}
 	for (size_t k = 0; k < src->npeers; k++) {
 		struct hp_mpi_peer_rec p = src->peers[k];

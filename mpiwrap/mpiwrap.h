@@ -72,7 +72,8 @@ struct hp_collstat {
 	uint64_t calls, bytes, cyc, wait_raw, wait_comp;
 };
 
-#define HP_MAT_COLS 4            /* per peer: sent msgs, sent bytes, received msgs, received bytes */
+#define HP_MAT_COLS 6            /* per peer: sent msgs, sent bytes, received msgs, received bytes,
+                                  * msgs and bytes fetched from it by one-sided calls */
 
 struct hp_typeinfo {             /* facts about a datatype, cached */
 	MPI_Datatype type;
@@ -328,6 +329,9 @@ void hp_peer_add(struct hp_mt *mt, uint64_t site_key, int peer, int dir, uint64_
 /* The same for a site of this thread, remembering its last peer record. */
 void hp_site_peer_add(struct hp_mt *mt, struct hp_site *s, int peer, int dir, uint64_t msgs,
 		      uint64_t bytes, int64_t cyc, int64_t wait_raw, int64_t wait_comp);
+/* Data this rank's one-sided call fetched from world rank `peer`: the
+ * matrix's row of that peer (which made no call to record it). */
+void hp_mat_fetched(struct hp_mt *mt, int peer, uint64_t msgs, uint64_t bytes);
 /* Bytes received by a request posted at `origin` (possibly another thread's site). */
 void hp_site_add_bytes(struct hp_mt *mt, const struct hp_site *origin, uint64_t bytes);
 void hp_coll_add(struct hp_mt *mt, uint32_t fn, int comm_size, uint64_t bytes, int64_t cyc,

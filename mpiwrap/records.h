@@ -46,6 +46,8 @@ struct hp_mpi_site_rec {
 	uint64_t wait_raw_ns; /* waiting for the partner, as measured */
 	uint64_t wait_comp_ns;/* the same after parallel compensation */
 	uint64_t max_ns;      /* the longest call */
+	uint32_t nranks;      /* ranks whose calls these are (0 in older files: unknown) */
+	uint32_t reserved;
 };
 
 /* Messages of one call site with one peer (world ranks). */
@@ -68,7 +70,8 @@ struct hp_mpi_coll_rec {
 	uint64_t time_ns, wait_raw_ns, wait_comp_ns;
 };
 
-/* Point-to-point traffic from one world rank to another (as sent). */
+/* Traffic from one world rank to another: as sent, and what one-sided
+ * calls of `to` fetched from `from`. */
 struct hp_mpi_mat_rec {
 	int32_t from, to;
 	uint64_t msgs, bytes;

@@ -124,8 +124,11 @@ static void rma_op(struct hp_call *c, MPI_Win win, int target, uint64_t out, uin
 	/* a fetching operation is a message each way; its time is the going one's */
 	if (out || !in)
 		hp_site_peer_add(c->mt, s, c->peer, 0, 1, out, dt, 0, 0);
-	if (in)
+	if (in) {
 		hp_site_peer_add(c->mt, s, c->peer, 1, 1, in, out ? 0 : dt, 0, 0);
+		/* the target sent it, but only this rank knows */
+		hp_mat_fetched(c->mt, c->peer, 1, in);
+	}
 }
 
 /* ---- window life cycle -------------------------------------------------------- */

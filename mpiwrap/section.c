@@ -125,6 +125,7 @@ static uint32_t sites_of(const struct hp_mt *mt, struct hp_writer *w, uint32_t *
 		r.wait_raw_ns = ns(s->wait_raw);
 		r.wait_comp_ns = ns(s->wait_comp);
 		r.max_ns = ns(s->max_cyc);
+		r.nranks = 1;
 		hp_writer_bytes(w, &r, sizeof(r));
 	}
 	return n;
@@ -188,6 +189,23 @@ static uint32_t colls_of(const struct hp_mt *mt, struct hp_writer *w, uint32_t *
 	return n;
 }
 
+/* One matrix record, from -> to (written when w, at most *left of them). */
+static uint32_t mat_rec(struct hp_writer *w, uint32_t *left, int from, int to, const uint64_t *cell)
+{
+	if (!cell[0])
+		return 0;
+	if (w) {
+		if (!*left)
+			return 0;
+		(*left)--;
+		struct hp_mpi_mat_rec r = {.from = from, .to = to, .msgs = cell[0], .bytes = cell[1]};
+		hp_writer_bytes(w, &r, sizeof(r));
+	}
+	return 1;
+}
+
+/* What this rank sent to each peer, and what its one-sided calls fetched
+ * from the peer (sent by the peer, recorded here). */
 static uint32_t mat_of(const struct hp_mt *mt, struct hp_writer *w, uint32_t *left)
 {
 	uint32_t n = 0;
@@ -195,16 +213,8 @@ static uint32_t mat_of(const struct hp_mt *mt, struct hp_writer *w, uint32_t *le
 		return 0;
 	for (int p = 0; p < hp_mpi.size; p++) {
 		const uint64_t *row = &mt->mat[(size_t)p * HP_MAT_COLS];
-		if (!row[0])
-			continue;
-		n++;
-		if (!w)
-			continue;
-		if (!*left)
-			break;
-		(*left)--;
-		struct hp_mpi_mat_rec r = {.from = hp_mpi.rank, .to = p, .msgs = row[0], .bytes = row[1]};
-		hp_writer_bytes(w, &r, sizeof(r));
+		n += mat_rec(w, left, hp_mpi.rank, p, row);
+		n += mat_rec(w, left, p, hp_mpi.rank, row + 4);
 	}
 	return n;
 }

@@ -187,6 +187,15 @@ void hp_peer_add(struct hp_mt *mt, uint64_t site_key, int peer, int dir, uint64_
 		speer_add(p, msgs, bytes, cyc, wait_raw, wait_comp);
 }
 
+void hp_mat_fetched(struct hp_mt *mt, int peer, uint64_t msgs, uint64_t bytes)
+{
+	if (!mt->mat || peer < 0 || peer >= hp_mpi.size)
+		return;
+	uint64_t *row = &mt->mat[(size_t)peer * HP_MAT_COLS + 4];
+	row[0] += msgs;
+	row[1] += bytes;
+}
+
 static struct hp_speer *speer_lookup(struct hp_mt *mt, uint64_t site_key, int peer, int dir);
 
 /* A (site, peer, direction) record found recently is answered from the

@@ -87,6 +87,20 @@ static void get_rec(const struct csec *c, uint32_t i, struct hp_cp_rec *r)
 	r->name[sizeof(r->name) - 1] = '\0';
 }
 
+/* The name the profile's symbolizer gives the record's address (the
+ * model's spelling); 0 when there is none. */
+static int addr_name(struct symtab *st, const struct csec *c, const struct hp_cp_rec *r, char *buf, size_t len)
+{
+	if (!r->addr || !st || !c->p->nmodules)
+		return 0;
+	struct sym_space *sp = symtab__space(st, c->p->modules, c->p->nmodules);
+	const struct sym_loc *l = sp ? sym_space__resolve(sp, r->addr, 0) : NULL;
+	if (!l || l->unknown)
+		return 0;
+	snprintf(buf, len, "%s", l->frames[0].name);
+	return 1;
+}
+
 /* The function's name for the report: the record's (demangled), or the
  * address symbolized with the file's modules when the runtime had none. */
 static void fn_name(struct symtab *st, const struct csec *c, const struct hp_cp_rec *r, char *buf,
@@ -94,14 +108,8 @@ static void fn_name(struct symtab *st, const struct csec *c, const struct hp_cp_
 {
 	char dm[512];
 	int placeholder = !r->name[0] || r->name[0] == '[' || strstr(r->name, "+0x");
-	if (placeholder && r->addr && st && c->p->nmodules) {
-		struct sym_space *sp = symtab__space(st, c->p->modules, c->p->nmodules);
-		const struct sym_loc *l = sp ? sym_space__resolve(sp, r->addr, 0) : NULL;
-		if (l && !l->unknown) {
-			snprintf(buf, len, "%s", l->frames[0].name);
-			return;
-		}
-	}
+	if (placeholder && addr_name(st, c, r, buf, len))
+		return;
 	snprintf(buf, len, "%s", r->name[0] ? sym_demangle(r->name, dm, sizeof dm) : "?");
 }
 
@@ -253,6 +261,12 @@ static void load(struct hp_model *m, struct cview *v)
 		}
 		c->unresolved = !!(r.flags & HP_CP_F_UNRESOLVED);
 		c->have_cpu = model_time(m, c->name, c->region, &c->cpu);
+		/* the symbol table's name may not be the profile's: a Fortran
+		 * main program is MAIN__ there and its own name in the debug
+		 * information the profile's functions are named from */
+		char alt[sizeof c->name];
+		if (!c->have_cpu && !c->region && addr_name(stab, b, &r, alt, sizeof alt))
+			c->have_cpu = model_time(m, alt, 0, &c->cpu);
 	}
 	if (stab)
 		symtab__free(stab);

@@ -297,7 +297,13 @@ static struct site_row *sites(struct mview *v, size_t *n)
 			o->wait_comp += (double)s.wait_comp_ns * 1e-9;
 			if ((double)s.max_ns * 1e-9 > o->max)
 				o->max = (double)s.max_ns * 1e-9;
-			if (s.rank != o->last_rank) {
+			if (s.rank < 0) {
+				/* summed over ranks (merged): the count it carries (the
+				 * row may join several such records: the largest) */
+				int k = s.nranks ? (int)s.nranks : 1; /* older files: unknown */
+				if (k > o->nranks)
+					o->nranks = k;
+			} else if (s.rank != o->last_rank) {
 				o->nranks++;
 				o->last_rank = s.rank;
 			}

@@ -34,6 +34,10 @@
  *       waits for rank 1), then chain_link.  Path S + 2R on rank 2,
  *       chain_head's share S, chain_link's 2R: only if the path travels
  *       through the neighbourhood collectives.
+ *   loop N W           (2 or more ranks) the main loop inside one call:
+ *       solver runs N rounds of W ms of its own work and an
+ *       MPI_Allreduce, and returns only at the end (as a Fortran main
+ *       program does): auto must find its own time while it is still open.
  */
 #include <hyprof.h>
 #include <mpi.h>
@@ -167,6 +171,16 @@ WORK static void nbr_chain(int rank, int size, double s, double r)
 	MPI_Comm_free(&chain);
 }
 
+/* ---- the main loop in one open call ------------------------------------------ */
+WORK static void solver(int n, double w)
+{
+	for (int i = 0; i < n; i++) {
+		int go = 1, all = 0;
+		work_for(w); /* not instrumented: solver's own time */
+		MPI_Allreduce(&go, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -182,10 +196,12 @@ int main(int argc, char **argv)
 		branches(rank, atoi(argv[2]), atof(argv[3]), atof(argv[4]), atof(argv[5]));
 	} else if (!strcmp(what, "nbr") && argc == 4 && size == 3) {
 		nbr_chain(rank, size, atof(argv[2]), atof(argv[3]));
+	} else if (!strcmp(what, "loop") && argc == 4 && size >= 2) {
+		solver(atoi(argv[2]), atof(argv[3]));
 	} else {
 		if (rank == 0)
 			fprintf(stderr, "usage: cp_progs pipeline N A B C (3 ranks) | is S I R (2+ ranks) | "
-					"branch N F G H (3 ranks) | nbr S R (3 ranks)\n");
+					"branch N F G H (3 ranks) | nbr S R (3 ranks) | loop N W (2+ ranks)\n");
 		MPI_Finalize();
 		return 2;
 	}

@@ -13,6 +13,13 @@
 #                branch is critical; Isend/Irecv/Waitall and Allreduce
 #   auto         the two-branch program with --critical-path auto:3: the
 #                ranks agree on f, g, h at an Allreduce after the warm-up
+#   auto_open    --critical-path auto:1 with the main loop inside one call
+#                that is still open when the ranks agree: it is selected
+#   fmain        a Fortran main program's loop (cp_fmain.f90) with auto: it
+#                is selected by its symbol, MAIN__, and its time in the
+#                profile (named from the debug information) is found
+#   fmodule      a Fortran module procedure selected by the name the
+#                profile gives it, cpf::spin (symbol __cpf_MOD_spin)
 #   length_only  --critical-path auto:0 in hybrid mode: the length alone,
 #                against the wall time it covers, and each rank's length
 #                as `hyprof watch` shows it from the live files
@@ -82,6 +89,47 @@ auto)
   HYPROF_CRITICAL_PATH_WARMUP=0.3 run 3 "$T/a" --mode measured --critical-path auto:3 -- \
     "$P" branch 20 60 20 5
   $CHK auto "$T/a.json" 20 60 20 5 || fail "auto" ;;
+auto_open)
+  # 16 rounds of 40 ms in solver, open from before the 0.3 s warm-up to the end
+  HYPROF_CRITICAL_PATH_WARMUP=0.3 run 2 "$T/o" --mode measured --critical-path auto:1 -- "$P" loop 16 40
+  python3 - "$T/o.json" <<'EOF2' || fail "auto with the main loop in an open call"
+import json, sys
+cp = json.load(open(sys.argv[1]))["critical_path"]
+names = [f["name"] for f in cp["functions"]]
+if names != ["solver"]:
+    print("FAIL: auto:1 selected %s (shares: %s); want solver, open with its own time" % (names, cp["shares"]))
+    sys.exit(1)
+print("ok: auto:1 selected solver while it was open; shares %s" % cp["shares"])
+EOF2
+  ;;
+fmain)
+  F=$HYPROF_TEST_BIN/cp_fmain
+  [ -x "$F" ] || skip "cp_fmain was not built (no MPI Fortran)"
+  P=$F HYPROF_CRITICAL_PATH_WARMUP=0.3 run 2 "$T/f" --mode measured --critical-path auto -- "$F" 16 20
+  python3 - "$T/f.json" <<'EOF2' || fail "a Fortran main program on the critical path"
+import json, sys
+cp = json.load(open(sys.argv[1]))["critical_path"]
+m = [f for f in cp["functions"] if f["name"] == "MAIN__"]
+if not m or m[0].get("cpu") is None:
+    print("FAIL: MAIN__ %s; want it selected with its time in the profile (%s)" % (m, cp["functions"]))
+    sys.exit(1)
+print("ok: MAIN__ selected, %.3f s in the profile" % m[0]["cpu"])
+EOF2
+  ;;
+fmodule)
+  F=$HYPROF_TEST_BIN/cp_fmain
+  [ -x "$F" ] || skip "cp_fmain was not built (no MPI Fortran)"
+  P=$F run 2 "$T/m" --mode measured --critical-path cpf::spin -- "$F" 8 20
+  python3 - "$T/m.json" <<'EOF2' || fail "a Fortran module procedure selected by its profile name"
+import json, sys
+cp = json.load(open(sys.argv[1]))["critical_path"]
+f = cp["functions"]
+if len(f) != 1 or f[0]["name"] != "cpf::spin" or not f[0]["seen"] or f[0]["region"] or not f[0]["share"]:
+    print("FAIL: --critical-path cpf::spin gave %s (unresolved: %s)" % (f, cp.get("unresolved")))
+    sys.exit(1)
+print("ok: cpf::spin found, path share %.3f s" % f[0]["share"])
+EOF2
+  ;;
 length_only)
   # live snapshots every 0.1 s: the last one (at exit) has the final path
   HYPROF_LIVE_INTERVAL=0.1 run 3 "$T/l" --mode hybrid --critical-path auto:0 -- "$P" pipeline 10 10 30 5

@@ -177,6 +177,26 @@ bad = [r for r in range(np) if sent.get((r, (r + 1) % np), 0) <= 0]
 if bad:
     print("no bytes from rank(s) %s to their right neighbour" % bad); sys.exit(1)
 print("matrix: every rank sent bytes to its right neighbour")
+# and it holds all the one-sided traffic, fetched data too (as sent by the
+# target): the operations' bytes, a message per Put/Get kind and two per
+# Fetch_and_op and Compare_and_swap (Get_accumulate is an MPI_NO_OP here);
+# besides them, each rank's MPI_Sendrecv sends one MPI_Aint
+calls, nbytes = {}, 0
+for s in rep.get("mpi_sites", []):
+    f = s["function"]
+    if f in ("MPI_Put", "MPI_Get", "MPI_Accumulate", "MPI_Rput", "MPI_Rget", "MPI_Get_accumulate",
+             "MPI_Fetch_and_op", "MPI_Compare_and_swap"):
+        calls[f] = calls.get(f, 0) + s["calls"]
+        nbytes += s["bytes"]
+    if f == "MPI_Sendrecv":
+        calls[f] = calls.get(f, 0) + s["calls"]
+        nbytes += 8 * s["calls"]
+msgs = sum(calls.values()) + calls.get("MPI_Fetch_and_op", 0) + calls.get("MPI_Compare_and_swap", 0)
+got = (sum(p["messages"] for p in pairs), sum(p["bytes"] for p in pairs))
+if got != (msgs, nbytes):
+    print("matrix holds %d messages, %d bytes; the one-sided calls moved %d, %d" % (got + (msgs, nbytes)))
+    sys.exit(1)
+print("matrix: %d messages, %d bytes, as the one-sided calls moved" % got)
 PY
     rm -rf "$T/p" "$T/p.json"
   done ;;
@@ -265,6 +285,12 @@ rep = json.load(open(sys.argv[1]))
 sends = [s for s in rep["mpi_sites"] if s["function"] == "MPI_Send"]
 if sum(s["calls"] for s in sends) != 2000 or sum(s["bytes"] for s in sends) != 800000:
     sys.exit("MPI_Send: %d calls, %d bytes; want 2000, 800000" % (sum(s["calls"] for s in sends), sum(s["bytes"] for s in sends)))
+# both ranks call MPI_Allreduce and MPI_Barrier at one site each: the
+# merged profile's sites say so (not 1, the merge's own record)
+for f in ("MPI_Allreduce", "MPI_Barrier"):
+    got = [(s["site"], s["ranks"]) for s in rep["mpi_sites"] if s["function"] == f]
+    if not got or any(k != 2 for _, k in got):
+        sys.exit("%s sites and their ranks: %s; want 2 each" % (f, got))
 colls = {(c["function"], c["comm_size"]): c for c in rep["mpi_collectives"]}
 if colls.get(("MPI_Allreduce", 2), {}).get("calls") != 2:
     sys.exit("MPI_Allreduce on 2 ranks: %s" % colls.get(("MPI_Allreduce", 2)))
