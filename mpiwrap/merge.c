@@ -648,10 +648,7 @@ static void own_mpi(struct mimg *img, const struct hp_prof *p)
 		struct hp_mpi_sites_hdr h;
 		memcpy(&h, s->data, sizeof(h));
 		const uint8_t *q = s->data + sizeof(h);
-		uint64_t need = sizeof(h) + (uint64_t)h.nsites * h.site_size + (uint64_t)h.npeers * h.peer_size +
-				(uint64_t)h.ncolls * h.coll_size + (uint64_t)h.nmat * h.mat_size +
-				(uint64_t)h.nfuncs * h.func_size;
-		if (h.version == HP_MPI_SITES_VERSION && need <= s->len) {
+		if (hp_mpi_sites_fit(&h, s->len)) {
 			/* a thread's site key -> the merged key, for the peers */
 			uint64_t *from = calloc(h.nsites ? h.nsites : 1, sizeof(uint64_t));
 			uint64_t *to = calloc(h.nsites ? h.nsites : 1, sizeof(uint64_t));

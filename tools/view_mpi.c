@@ -186,10 +186,7 @@ static int read_recs(const struct hp_prof *p, struct recs *r)
 		return 0;
 	memcpy(&r->h, s->data, sizeof(r->h));
 	const struct hp_mpi_sites_hdr *h = &r->h;
-	uint64_t need = sizeof(*h) + (uint64_t)h->nsites * h->site_size + (uint64_t)h->npeers * h->peer_size +
-			(uint64_t)h->ncolls * h->coll_size + (uint64_t)h->nmat * h->mat_size +
-			(uint64_t)h->nfuncs * h->func_size;
-	if (h->version != HP_MPI_SITES_VERSION || need > s->len)
+	if (!hp_mpi_sites_fit(h, s->len))
 		return 0;
 	r->p = p;
 	r->site = s->data + sizeof(*h);
