@@ -222,7 +222,8 @@ static int list_profiles(const char *path, char ***out, size_t *n, char *err, si
 		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
 		return rc;
 	}
-	qsort(*out, *n, sizeof **out, cmp_str);
+	if (*n > 1) /* *out is NULL when none: qsort's arguments must not be */
+		qsort(*out, *n, sizeof **out, cmp_str);
 	size_t top = *n;
 	size_t len = strlen(path) + sizeof(MODEL_RANKS_DIR) + 2;
 	char *hidden = malloc(len);
@@ -231,7 +232,7 @@ static int list_profiles(const char *path, char ***out, size_t *n, char *err, si
 	snprintf(hidden, len, "%s%s%s", path, ends_with(path, "/") ? "" : "/", MODEL_RANKS_DIR);
 	/* a missing or unreadable ranks directory only means no per-rank files */
 	if (stat(hidden, &sb) == 0 && S_ISDIR(sb.st_mode) &&
-	    scan_dir(hidden, out, n, &cap, &entries, &tmps) == 0)
+	    scan_dir(hidden, out, n, &cap, &entries, &tmps) == 0 && *n - top > 1)
 		qsort(*out + top, *n - top, sizeof **out, cmp_str);
 	free(hidden);
 	if (*n == 0) {
