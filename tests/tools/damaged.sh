@@ -54,5 +54,20 @@ case_ sites_wrap mpi $MPI add 17 12I 1 0x80000000 0x80000000 0x80000000 0x800000
 	0x80000000 0x80000000 0x80000000 0x80000000 0 0
 case_ sites_size0 mpi $MPI add 17 12I 1 0 64 80 24 80 0xffffffff 0 0 0 0 0
 
+# has NAME TEXT: report --json --compact of case NAME holds TEXT
+has() {
+	if "$H" report --json --compact "$T/$1" 2>/dev/null | grep -q -F -- "$2"; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL: $1: report --json lacks '$2'"
+		fail=$((fail + 1))
+	fi
+}
+
+# a matrix record from rank INT_MAX, which no world has: maxr + 1 overflowed
+# (matrix nranks -2147483648, an empty matrix in the text); it is skipped
+case_ mat_intmax mpi $MPI add 17 12I2iQQ 1 168 64 80 24 80 0 0 0 1 0 0 0x7fffffff 0 1 8
+has mat_intmax '"mpi_matrix":{"nranks":1,'
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
