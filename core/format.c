@@ -217,6 +217,8 @@ int hp_writer_bytes(struct hp_writer *w, const void *p, size_t n)
 		return w->err;
 	if (w->fd < 0)
 		return wfail(w, -EBADF);
+	if (n == 0) /* an empty array may be NULL: no memcpy from it */
+		return 0;
 	const uint8_t *s = p;
 	size_t room = sizeof(w->buf) - w->buf_len;
 	if (n <= room) {
