@@ -69,5 +69,15 @@ has() {
 case_ mat_intmax mpi $MPI add 17 12I2iQQ 1 168 64 80 24 80 0 0 0 1 0 0 0x7fffffff 0 1 8
 has mat_intmax '"mpi_matrix":{"nranks":1,'
 
+# no THREAD section (only the merged tree): the speedscope export freed the
+# pointer one past its group array (invalid free; valgrind, ASan)
+case_ no_threads hybrid drop 4
+if command -v valgrind >/dev/null; then
+	run "no_threads: export speedscope under valgrind" -- valgrind -q --error-exitcode=3 \
+		"$H" export --format speedscope -o "$T/out.speedscope" "$T/no_threads"
+else
+	echo "note: valgrind not installed, no_threads checked without it"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
