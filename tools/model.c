@@ -291,6 +291,14 @@ struct pctx {
 	int has_regions;
 };
 
+/* Deepest tree path the recursive walks below (pdfs, sdfs) follow.  The
+ * runtime writes none deeper than its shadow stack (HP_STACK_MAX, 4096
+ * probe frames) or its unwind (HP_UNWIND_MAX, 512 frames); a damaged or
+ * hand-made file may chain any number of nodes, and a walk of ~50000
+ * frames overflowed the 8 MB main stack (SIGSEGV).  Deeper nodes are left
+ * out of the model. */
+#define MODEL_MAX_DEPTH 16384
+
 static void padd_node(struct pnode *q, const struct cct_node *nd)
 {
 	MB_PNODE_ADD(q, nd);
@@ -299,7 +307,7 @@ static void padd_node(struct pnode *q, const struct cct_node *nd)
 
 static void pdfs(struct pctx *c, uint32_t i, struct pnode *parent, int depth)
 {
-	if (depth > 100000)
+	if (depth > MODEL_MAX_DEPTH)
 		return;
 	for (uint32_t ci = c->nodes[i].first_child, guard = 0; ci < c->n && guard <= c->n;
 	     ci = c->nodes[ci].next_sibling, guard++) {
@@ -360,7 +368,7 @@ static struct mb_pos step_loc(struct sctx *c, struct mb_pos pos, const struct sy
 static void sdfs(struct sctx *c, uint32_t i, struct mb_pos parent, int pline, int depth)
 {
 	const struct cct_node *nd = &c->nodes[i];
-	if (depth > 100000)
+	if (depth > MODEL_MAX_DEPTH)
 		return;
 	int kids = nd->first_child < c->n;
 	struct mb_pos pos = parent;

@@ -12,6 +12,9 @@ OPs, applied in order:
     addkv TYPE KEY=I64...      append a key-value section of i64 values
     set TYPE OFF FMT V...      overwrite the first TYPE section at OFF
     drop TYPE                  remove every TYPE section
+    chain 4 N sample|probe     the first THREAD's trees become one path of
+                               N nodes in that tree (keys: the thread's
+                               first sample key, +0/+1/+2)
 
 Numbers are Python literals (0x80000000, -1, 1e308, nan).
 """
@@ -21,6 +24,8 @@ import zlib
 
 HDR, SEC, TRL = 16, 16, 32
 TRAILER = 0x7FFFFFFF
+NODE = 128  # struct cct_node
+NONE = 0xFFFFFFFF  # CCT_NONE
 
 
 def parse(b):
@@ -47,6 +52,24 @@ def num(s):
 def kv_i64(key, v):
     k = key.encode()
     return struct.pack("<HBBI", len(k), 4, 0, 8) + k + struct.pack("<q", v)
+
+
+def chain(d, n, tree):
+    kvlen = struct.unpack_from("<I", d, 0)[0]
+    ns = struct.unpack_from("<I", d, 4 + kvlen)[0]
+    at = 4 + kvlen + 8
+    key = struct.unpack_from("<Q", d, at + NODE)[0] if ns > 1 else 0x1000
+    out = bytearray(d[: 4 + kvlen])
+    out += struct.pack("<II", n, 0) if tree == "sample" else struct.pack("<II", 0, n)
+    flags = 0 if tree == "sample" else 1  # CCT_F_PROBE
+    for i in range(n):
+        parent = NONE if i == 0 else i - 1
+        child = i + 1 if i + 1 < n else NONE
+        k = 0 if i == 0 else key + i % 3
+        node = struct.pack("<QIIIIII", k, parent, child, NONE, flags, 0, 0)
+        node += struct.pack("<QQQ", 1, 1000000, flags)
+        out += node + bytes(NODE - len(node))
+    return out
 
 
 def main(argv):
@@ -78,6 +101,11 @@ def main(argv):
                 data += kv_i64(k, int(v, 0))
                 i += 1
             secs.append([typ, 0, data])
+        elif op == "chain":
+            n, tree = int(ops[i], 0), ops[i + 1]
+            i += 2
+            s = next(s for s in secs if s[0] == typ)
+            s[2] = chain(s[2], n, tree)
         elif op == "drop":
             secs = [s for s in secs if s[0] != typ]
         else:

@@ -79,5 +79,18 @@ else
 	echo "note: valgrind not installed, no_threads checked without it"
 fi
 
+# one path of 60000 nodes (the runtime writes at most 4096 probe frames):
+# the model's recursive walks overflowed the stack (SIGSEGV); nodes deeper
+# than tools/model.c MODEL_MAX_DEPTH are left out.  (--compact: indented
+# JSON of a path that deep is gigabytes.)
+for tree in sample probe; do
+	dir="$T/deep_$tree"
+	"$HYPROF_TEST_BIN/hp_synth" write hybrid "$dir" || { echo "FAIL: hp_synth write hybrid"; exit 1; }
+	$D "$dir"/*.hyp chain 4 60000 $tree || { echo "FAIL: damage.py chain"; exit 1; }
+	run "deep_$tree: report" -- "$H" report "$dir"
+	run "deep_$tree: report --json --compact" -- "$H" report --json --compact "$dir"
+	run "deep_$tree: export folded" -- "$H" export --format folded -o "$T/out.folded" "$dir"
+done
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
