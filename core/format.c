@@ -256,6 +256,8 @@ int hp_writer_bytes(struct hp_writer *w, const void *p, size_t n)
 		return w->err;
 	if (w->fd < 0)
 		return wfail(w, -EBADF);
+	if (n == 0) /* an empty array may be NULL: no memcpy from it */
+		return 0;
 	const uint8_t *s = p;
 	size_t room = sizeof(w->buf) - w->buf_len;
 	if (n <= room) {
@@ -1085,7 +1087,10 @@ int hp_prof_read(const char *path, struct hp_prof **out, char *err, size_t errle
 	*out = NULL;
 	if (err && errlen)
 		err[0] = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO named *.hyp would block the open until a writer
+	 * came (a report that never ends); it opens at once and fstat below
+	 * refuses it.  A regular file's reads ignore the flag. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		int e = errno;
 		rd_err(&r, "cannot open: %s", strerror(e));

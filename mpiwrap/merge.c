@@ -57,7 +57,7 @@ struct buf {
 
 static void put(struct buf *b, const void *p, size_t n)
 {
-	if (b->oom)
+	if (b->oom || n == 0) /* an empty array is NULL: no memcpy from it */
 		return;
 	if (b->n + n > b->cap) {
 		size_t cap = b->cap ? b->cap : 4096;
@@ -653,10 +653,7 @@ static void own_mpi(struct mimg *img, const struct hp_prof *p)
 		struct hp_mpi_sites_hdr h;
 		memcpy(&h, s->data, sizeof(h));
 		const uint8_t *q = s->data + sizeof(h);
-		uint64_t need = sizeof(h) + (uint64_t)h.nsites * h.site_size + (uint64_t)h.npeers * h.peer_size +
-				(uint64_t)h.ncolls * h.coll_size + (uint64_t)h.nmat * h.mat_size +
-				(uint64_t)h.nfuncs * h.func_size;
-		if (h.version == HP_MPI_SITES_VERSION && need <= s->len) {
+		if (hp_mpi_sites_fit(&h, s->len)) {
 			/* a thread's site key -> the merged key, for the peers */
 			uint64_t *from = calloc(h.nsites ? h.nsites : 1, sizeof(uint64_t));
 			uint64_t *to = calloc(h.nsites ? h.nsites : 1, sizeof(uint64_t));
@@ -840,18 +837,23 @@ static void serialize(const struct mimg *m, struct buf *b)
 static int deser_tree(struct rdr *r, struct cct *t)
 {
 	uint32_t n = get_u32(r);
-	const struct cct_node *nodes = get(r, sizeof(struct cct_node) * (size_t)n);
+	const void *nodes = get(r, sizeof(struct cct_node) * (size_t)n);
 	if (!nodes && n)
 		return -EINVAL;
 	if (n == 0)
 		return cct__init(t, 1);
-	/* the reader's checks, short: a root, every parent before its child */
-	if (nodes[0].parent != CCT_NONE)
+	/* copied before it is looked at: the image's nodes sit at any byte
+	 * offset, and reading them in place is a misaligned access */
+	if (tree_from(t, nodes, n, 0) != 0)
+		return -ENOMEM;
+	/* the reader's checks, short: a root, every parent before its child
+	 * (img_free() destroys t if not) */
+	if (t->nodes[0].parent != CCT_NONE)
 		return -EINVAL;
 	for (uint32_t i = 1; i < n; i++)
-		if (nodes[i].parent >= i)
+		if (t->nodes[i].parent >= i)
 			return -EINVAL;
-	return tree_from(t, nodes, n, 0);
+	return 0;
 }
 
 static int deserialize(const uint8_t *p, size_t n, struct mimg *m)

@@ -30,6 +30,29 @@ struct hp_mpi_sites_hdr {
 	uint32_t flags;       /* 1 = merged over ranks */
 };
 
+/* 1 if the five record arrays that `h` announces lie within a section of
+ * `len` bytes (header included) and it is this version.  Each array is
+ * checked against what is left, one at a time: the sum of the five
+ * count * size products can wrap 64 bits (4 x 2^31 x 2^31), and a count
+ * with size 0 would fit any section however large the count, making a
+ * reader loop 2^32 times over nothing. */
+static inline int hp_mpi_sites_fit(const struct hp_mpi_sites_hdr *h, uint64_t len)
+{
+	const uint32_t n[5] = {h->nsites, h->npeers, h->ncolls, h->nmat, h->nfuncs};
+	const uint32_t size[5] = {h->site_size, h->peer_size, h->coll_size, h->mat_size,
+				  h->func_size};
+	if (h->version != HP_MPI_SITES_VERSION || len < sizeof(*h))
+		return 0;
+	uint64_t left = len - sizeof(*h);
+	for (int i = 0; i < 5; i++) {
+		uint64_t bytes = (uint64_t)n[i] * size[i];
+		if ((n[i] && !size[i]) || bytes > left)
+			return 0;
+		left -= bytes;
+	}
+	return 1;
+}
+
 /* One call site of one MPI function: the call path (return addresses, the
  * caller's first) plus the probe context when probes run. */
 struct hp_mpi_site_rec {

@@ -415,7 +415,8 @@ int cmd_compare(int argc, char **argv)
 			snprintf(f->reason, sizeof f->reason, "share differs by %.1f points", f->diff);
 		}
 	}
-	qsort(fr, nfr, sizeof *fr, cmp_frow);
+	if (nfr > 1) /* fr is NULL when there is none */
+		qsort(fr, nfr, sizeof *fr, cmp_frow);
 
 	/* call paths */
 	struct pdiff *pd = NULL;

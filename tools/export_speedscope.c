@@ -314,7 +314,9 @@ out_trees:
 		export__tree_free(&trees[k]);
 	free(trees);
 out:
-	for (size_t k = 0; k < ng + 1 && g; k++)
+	/* every group allocated (nth + 1, unused ones NULL): ng + 1 read past
+	 * the array when a model without thread trees took group 0 */
+	for (size_t k = 0; k < nth + 1 && g; k++)
 		free(g[k].roots);
 	free(g);
 	free(th);

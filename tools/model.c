@@ -257,7 +257,8 @@ static int list_profiles(const char *path, char ***out, size_t *n, char *err, si
 		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
 		return rc;
 	}
-	qsort(*out, *n, sizeof **out, cmp_str);
+	if (*n > 1) /* *out is NULL when none: qsort's arguments must not be */
+		qsort(*out, *n, sizeof **out, cmp_str);
 	size_t top = *n;
 	size_t len = strlen(path) + sizeof(MODEL_RANKS_DIR) + 2;
 	char *hidden = malloc(len);
@@ -266,7 +267,7 @@ static int list_profiles(const char *path, char ***out, size_t *n, char *err, si
 	snprintf(hidden, len, "%s%s%s", path, ends_with(path, "/") ? "" : "/", MODEL_RANKS_DIR);
 	/* a missing or unreadable ranks directory only means no per-rank files */
 	if (stat(hidden, &sb) == 0 && S_ISDIR(sb.st_mode) &&
-	    scan_dir(hidden, out, n, &cap, &entries, &tmps) == 0)
+	    scan_dir(hidden, out, n, &cap, &entries, &tmps) == 0 && *n - top > 1)
 		qsort(*out + top, *n - top, sizeof **out, cmp_str);
 	free(hidden);
 	if (*n == 0) {
@@ -325,6 +326,14 @@ struct pctx {
 	int has_regions;
 };
 
+/* Deepest tree path the recursive walks below (pdfs, sdfs) follow.  The
+ * runtime writes none deeper than its shadow stack (HP_STACK_MAX, 4096
+ * probe frames) or its unwind (HP_UNWIND_MAX, 512 frames); a damaged or
+ * hand-made file may chain any number of nodes, and a walk of ~50000
+ * frames overflowed the 8 MB main stack (SIGSEGV).  Deeper nodes are left
+ * out of the model. */
+#define MODEL_MAX_DEPTH 16384
+
 static void padd_node(struct pnode *q, const struct cct_node *nd)
 {
 	MB_PNODE_ADD(q, nd);
@@ -333,7 +342,7 @@ static void padd_node(struct pnode *q, const struct cct_node *nd)
 
 static void pdfs(struct pctx *c, uint32_t i, struct pnode *parent, int depth)
 {
-	if (depth > 100000)
+	if (depth > MODEL_MAX_DEPTH)
 		return;
 	for (uint32_t ci = c->nodes[i].first_child, guard = 0; ci < c->n && guard <= c->n;
 	     ci = c->nodes[ci].next_sibling, guard++) {
@@ -394,7 +403,7 @@ static struct mb_pos step_loc(struct sctx *c, struct mb_pos pos, const struct sy
 static void sdfs(struct sctx *c, uint32_t i, struct mb_pos parent, int pline, int depth)
 {
 	const struct cct_node *nd = &c->nodes[i];
-	if (depth > 100000)
+	if (depth > MODEL_MAX_DEPTH)
 		return;
 	int kids = nd->first_child < c->n;
 	struct mb_pos pos = parent;

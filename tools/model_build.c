@@ -702,7 +702,8 @@ int mb__regions(struct mb *b, struct hp_tnode *root, struct pnode *full, double 
 	struct rgleaf *lv = NULL;
 	size_t nl = 0, capl = 0;
 	rg_leaves(root, &lv, &nl, &capl);
-	qsort(lv, nl, sizeof *lv, cmp_leaf);
+	if (nl > 1) /* lv is NULL when there is none */
+		qsort(lv, nl, sizeof *lv, cmp_leaf);
 
 	struct rgctx *c = malloc(sizeof *c);
 	struct rgpath *p = malloc(sizeof *p);

@@ -441,7 +441,8 @@ static int scaled_collect(const struct hp_model *m, struct scaled *sc)
 			free(f), free(own), free(desc);
 		}
 	}
-	qsort(sc->v, sc->n, sizeof(*sc->v), sfn_cmp);
+	if (sc->n > 1) /* sc->v is NULL when there is none */
+		qsort(sc->v, sc->n, sizeof(*sc->v), sfn_cmp);
 	return sc->partial_nodes > 0;
 }
 
@@ -730,7 +731,8 @@ void view_cost_json(struct hp_model *m, struct json *j)
 		jnum(j, "skip_pair_ns", bs.skip_pair_ns);
 		json__key(j, "regulated");
 		json__arr_begin(j);
-		qsort(bs.r, bs.nr, sizeof(*bs.r), breg_cmp);
+		if (bs.nr > 1) /* bs.r is NULL when there is none */
+			qsort(bs.r, bs.nr, sizeof(*bs.r), breg_cmp);
 		for (size_t i = 0; i < bs.nr; i++) {
 			const struct breg *r = &bs.r[i];
 			json__obj_begin(j);

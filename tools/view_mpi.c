@@ -14,6 +14,7 @@
  * with each file's own module table.  The imbalance comes from the model's
  * per-rank trees, or from the merged file's per-function records.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,10 +191,7 @@ static int read_recs(const struct hp_prof *p, struct recs *r)
 		return 0;
 	memcpy(&r->h, s->data, sizeof(r->h));
 	const struct hp_mpi_sites_hdr *h = &r->h;
-	uint64_t need = sizeof(*h) + (uint64_t)h->nsites * h->site_size + (uint64_t)h->npeers * h->peer_size +
-			(uint64_t)h->ncolls * h->coll_size + (uint64_t)h->nmat * h->mat_size +
-			(uint64_t)h->nfuncs * h->func_size;
-	if (h->version != HP_MPI_SITES_VERSION || need > s->len)
+	if (!hp_mpi_sites_fit(h, s->len))
 		return 0;
 	r->p = p;
 	r->site = s->data + sizeof(*h);
@@ -397,13 +395,20 @@ static int cmp_pair(const void *a, const void *b)
 	return (x->to > y->to) - (x->to < y->to);
 }
 
+/* A world rank a file can hold: ranks are below the world's size, an int,
+ * so INT_MAX is damage (and would overflow the matrix's size, maxr + 1). */
+static int world_rank(int r)
+{
+	return r >= 0 && r < INT_MAX;
+}
+
 static struct pair *matrix(struct mview *v, size_t *n, int *nranks)
 {
 	struct pair *ps = NULL;
 	size_t np = 0;
 	int maxr = -1;
 	for (size_t i = 0; i < v->nranks; i++)
-		if (v->ranks[i].rank > maxr)
+		if (world_rank(v->ranks[i].rank) && v->ranks[i].rank > maxr)
 			maxr = v->ranks[i].rank;
 	for (size_t i = 0; i < v->nprofs; i++) {
 		struct recs r;
@@ -412,7 +417,7 @@ static struct pair *matrix(struct mview *v, size_t *n, int *nranks)
 		for (uint32_t k = 0; k < r.h.nmat; k++) {
 			struct hp_mpi_mat_rec mr;
 			REC(mr, r.mat, r.h.mat_size, k);
-			if (mr.from < 0 || mr.to < 0)
+			if (!world_rank(mr.from) || !world_rank(mr.to))
 				continue;
 			size_t j;
 			for (j = 0; j < np; j++)
