@@ -170,26 +170,41 @@ static int scan_dir(const char *dir, char ***out, size_t *n, size_t *cap, size_t
 	return 0;
 }
 
+/* The live statistics' snapshots in PATH/.live (*ldir: that directory,
+ * for messages), a list to free with free_list().  0 if it could be read. */
+static int live_list(const char *path, char **ldir, char ***live, size_t *nlive)
+{
+	size_t cap = 0, entries = 0, tmps = 0;
+	size_t len = strlen(path) + sizeof("/.live");
+	*live = NULL;
+	*nlive = 0;
+	*ldir = malloc(len);
+	if (!*ldir)
+		abort();
+	snprintf(*ldir, len, "%s%s.live", path, ends_with(path, "/") ? "" : "/");
+	return scan_dir(*ldir, live, nlive, &cap, &entries, &tmps);
+}
+
+static void free_list(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 /* A directory without finished profiles whose processes were killed
  * before they could write (SIGKILL, the OOM killer): the live statistics'
  * last snapshots are in PATH/.live.  Says so in err; returns 1 if any. */
 static int live_hint(const char *path, char *err, size_t errlen)
 {
-	char **live = NULL;
-	size_t nlive = 0, cap = 0, entries = 0, tmps = 0;
-	size_t len = strlen(path) + sizeof("/.live");
-	char *ldir = malloc(len);
-	if (!ldir)
-		abort();
-	snprintf(ldir, len, "%s%s.live", path, ends_with(path, "/") ? "" : "/");
-	if (scan_dir(ldir, &live, &nlive, &cap, &entries, &tmps) == 0 && nlive > 0)
+	char **live, *ldir;
+	size_t nlive;
+	if (live_list(path, &ldir, &live, &nlive) == 0 && nlive > 0)
 		snprintf(err, errlen,
 			 "%s: no finished profile; %zu live snapshot(s) of process(es) that did not "
 			 "finish (killed by SIGKILL?): hyprof report %s",
 			 path, nlive, ldir);
-	for (size_t i = 0; i < nlive; i++)
-		free(live[i]);
-	free(live);
+	free_list(live, nlive);
 	free(ldir);
 	return nlive > 0;
 }
@@ -203,15 +218,10 @@ static int count_unfinished(const char *path, char **paths, size_t np)
 	struct stat sb;
 	if (stat(path, &sb) < 0 || !S_ISDIR(sb.st_mode))
 		return 0;
-	char **live = NULL;
-	size_t nlive = 0, cap = 0, entries = 0, tmps = 0;
-	size_t len = strlen(path) + sizeof("/.live");
-	char *ldir = malloc(len);
-	if (!ldir)
-		abort();
-	snprintf(ldir, len, "%s%s.live", path, ends_with(path, "/") ? "" : "/");
+	char **live, *ldir;
+	size_t nlive;
 	int n = 0;
-	if (scan_dir(ldir, &live, &nlive, &cap, &entries, &tmps) == 0) {
+	if (live_list(path, &ldir, &live, &nlive) == 0) {
 		for (size_t i = 0; i < nlive; i++) {
 			const char *base = strrchr(live[i], '/') + 1;
 			int found = 0;
@@ -222,9 +232,7 @@ static int count_unfinished(const char *path, char **paths, size_t np)
 			n += !found;
 		}
 	}
-	for (size_t i = 0; i < nlive; i++)
-		free(live[i]);
-	free(live);
+	free_list(live, nlive);
 	free(ldir);
 	return n;
 }
