@@ -63,6 +63,9 @@ static void usage(FILE *out)
  * stack, and under `ulimit -s 64` (where the programs they run or read may
  * well run) died of SIGSEGV before saying anything. */
 #define TOOL_STACK (16u << 20)
+/* The least main-thread stack the commands run on directly (the usual 8
+ * MiB does: the model's walks stop at MODEL_MAX_DEPTH, about 3 MiB). */
+#define TOOL_STACK_MIN (4u << 20)
 
 struct call {
 	int (*fn)(int argc, char **argv);
@@ -78,16 +81,17 @@ static void *call_main(void *arg)
 	return NULL;
 }
 
-/* Run FN on a thread with a TOOL_STACK stack when RLIMIT_STACK is smaller
- * (the limit itself is left alone: `hyprof run` execs the program with the
- * limit it was given, from that thread).  The main thread blocks every
+/* Run FN on a thread with a TOOL_STACK stack when RLIMIT_STACK is below
+ * TOOL_STACK_MIN (the limit itself is left alone: `hyprof run` execs the
+ * program with the limit it was given, from that thread).  The main thread
+ * blocks every
  * signal while it waits, so the command's thread gets them (watch's poll is
  * woken by SIGWINCH and SIGINT).  Without memory for that stack, FN runs
  * here as before. */
 static int call_command(int (*fn)(int, char **), int argc, char **argv)
 {
 	struct rlimit rl;
-	if (getrlimit(RLIMIT_STACK, &rl) || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= TOOL_STACK)
+	if (getrlimit(RLIMIT_STACK, &rl) || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= TOOL_STACK_MIN)
 		return fn(argc, argv);
 	struct call c = {fn, argc, argv, HP_EXIT_ERR};
 	pthread_attr_t a;
