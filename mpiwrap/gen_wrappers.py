@@ -145,7 +145,8 @@ def expand(body, f):
             line = line.replace('{{twin}}', 'hp_w_' + TWIN_CLASS[f.int_name])
         if '{{pmpi_int}}' in line:
             line = line.replace('{{pmpi_int}}', 'P' + f.int_name)
-        line = (line.replace('{{pmpi}}', 'P' + f.name)
+        # the next tool's MPI_X or PMPI_X (next.c), as the entry point says
+        line = (line.replace('{{pmpi}}', 'next')
                 .replace('{{args}}', f.args())
                 .replace('{{id}}', f.id)
                 .replace('{{name}}', f.name))
@@ -367,7 +368,10 @@ def main(argv):
             raw, body, _ = classes[f.cls]
             if f.cond:
                 c.append('#if defined(%s)' % f.cond)
-            params = 'void *ra' + (', ' + f.cdecl() if f.params else '')
+            # next: what the call goes to, the next tool's MPI_X from C
+            # (HP_NEXT), PMPI_X from Fortran (below)
+            params = 'void *ra, __typeof__(&P%s) next' % f.name + (', ' + f.cdecl() if f.params else '')
+            c.append('static __typeof__(&P%s) hp_next_%s;' % (f.name, f.name))
             c.append('static inline __attribute__((always_inline)) int hpw_%s(%s)' % (f.name, params))
             c.append('{')
             if raw:
@@ -375,15 +379,15 @@ def main(argv):
             else:
                 c += ['\tstruct hp_call c;',
                       '\tif (!hp_call_enter(&c, %s, ra))' % f.id,
-                      '\t\treturn P%s(%s);' % (f.name, f.args()),
+                      '\t\treturn next(%s);' % f.args(),
                       '\tint rc;']
                 c += expand(body, f)
                 c += ['\thp_call_leave(&c);', '\treturn rc;']
             c += ['}', '']
             c.append('HP_MPI_API int %s(%s)' % (f.name, f.cdecl()))
             c.append('{')
-            c.append('\treturn hpw_%s(__builtin_return_address(0)%s);'
-                     % (f.name, (', ' + f.args()) if f.params else ''))
+            c.append('\treturn hpw_%s(__builtin_return_address(0), HP_NEXT(%s)%s);'
+                     % (f.name, f.name, (', ' + f.args()) if f.params else ''))
             c += ['}', '']
             if not (with_fortran and f.fortran):
                 if f.cond:
@@ -398,8 +402,10 @@ def main(argv):
             c.append('{')
             for line in pre:
                 c.append('\t' + line)
-            c.append('\tint rc = hpw_%s(__builtin_return_address(0)%s);'
-                     % (f.name, (', ' + ', '.join(args)) if args else ''))
+            # Open MPI's own Fortran bindings call PMPI_X: a C tool's MPI_X
+            # does not see Fortran calls, under hyprof neither
+            c.append('\tint rc = hpw_%s(__builtin_return_address(0), P%s%s);'
+                     % (f.name, f.name, (', ' + ', '.join(args)) if args else ''))
             for line in post:
                 c.append('\t' + line)
             c += ['\tif (ierr)', '\t\t*ierr = (MPI_Fint)rc;', '}']

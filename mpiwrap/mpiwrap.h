@@ -236,6 +236,21 @@ static inline void hp_sampler_fold(struct hp_mt *mt, uint64_t absorbed)
 	}
 }
 
+/* The MPI_X after hyprof's in the lookup order: another PMPI tool's, else
+ * PMPI_X (next.c).  HP_NEXT(MPI_X) resolves it once per function into
+ * hp_next_MPI_X (wrappers.c); every thread that races the first call
+ * stores the same value. */
+void *hp_mpi_next(const char *name, void *pmpi);
+#define HP_NEXT(name) \
+	(__extension__({ \
+		__typeof__(&P##name) hp_n_ = __atomic_load_n(&hp_next_##name, __ATOMIC_RELAXED); \
+		if (HP_UNLIKELY(!hp_n_)) { \
+			hp_n_ = (__typeof__(&P##name))hp_mpi_next(#name, (void *)P##name); \
+			__atomic_store_n(&hp_next_##name, hp_n_, __ATOMIC_RELAXED); \
+		} \
+		hp_n_; \
+	}))
+
 /* Enter a wrapper: returns 0 when the call must just be passed to PMPI
  * (MPI not initialised by us, or a nested call), 1 otherwise. */
 static inline int hp_call_enter(struct hp_call *c, uint32_t fn, void *ra)

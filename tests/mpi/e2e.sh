@@ -17,6 +17,8 @@
 #   abort             a job ending in MPI_Abort: the aborting rank's profile
 #   spawn             MPI_Comm_spawn: the two worlds' messages and collectives
 #                     give the plain results, children with and without hyprof
+#   pmpitool          a PMPI tool linked in or preloaded beside hyprof: it
+#                     sees every call and prints at its MPI_Finalize, as plain
 #   reorder           wildcard receives whose order compensation would change:
 #                     counted exactly as the approximated send times imply
 # Environment (set by ctest): HYPROF_BIN, HYPROF_LIB, HYPROF_TEST_BIN, HYPROF_SRC.
@@ -502,6 +504,32 @@ assert 1 in ranks, "rank 1 missing from the ranks list %r" % sorted(ranks)
 assert any(f.get("name") == "work" for f in j["functions"]), "work() is not in the profile"
 print("ranks in the report:", sorted(ranks))
 EOF
+  ;;
+pmpitool)
+  # A PMPI tool (pmpi_tool.c: counts MPI_Send and MPI_Recv, prints them at
+  # its MPI_Finalize) linked into the program or preloaded: hyprof's
+  # wrappers come first and must call the tool's MPI_X, not PMPI_X, or the
+  # tool sees nothing and its MPI_Finalize never runs.  Both count every
+  # call; with and without a piggyback.
+  for how in linked preload; do
+    prog=$B/mpi_pmpi_app_linked
+    pre=""
+    if [ $how = preload ]; then
+      prog=$B/mpi_pmpi_app
+      pre=$B/libmpi_pmpi_tool.so
+    fi
+    LD_PRELOAD=$pre plain 3 "$T/plain" "$prog"
+    sort "$T/plain" > "$T/plain.s"
+    grep -q "^tool: rank 1 MPI_Send 6 MPI_Recv 0$" "$T/plain.s" || { cat "$T/plain"; fail "pmpitool: the plain run"; }
+    for comp in parallel none; do
+      rm -rf "$T/p"
+      LD_PRELOAD=$pre hp 3 "$T/p" "$T/out" --compensate $comp -- "$prog"
+      sort "$T/out" > "$T/out.s"
+      same "$T/plain.s" "$T/out.s" "the PMPI tool ($how, --compensate $comp)"
+      $CHK calls "$T/p.json" MPI_Send=12 MPI_Recv=12 || fail "pmpitool: hyprof's counts ($how, $comp)"
+      echo "ok: a PMPI tool $how beside hyprof, --compensate $comp"
+    done
+  done
   ;;
 lostrank)
   # Rank 1 cannot write its profile (its output directory cannot be made,

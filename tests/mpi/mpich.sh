@@ -28,7 +28,9 @@
 #     at 2 and 3 ranks with and without hyprof, and under --compensate
 #     parallel every message carried its piggyback and none came without;
 #     one message of 2^31 + 15 chars arrives whole, piggybacked and counted;
-#   - mpi_threads and mpi_threads_icoll (MPI_THREAD_MULTIPLE) print the same.
+#   - mpi_threads and mpi_threads_icoll (MPI_THREAD_MULTIPLE) print the same;
+#   - a PMPI tool linked into the program (pmpi_tool.c) sees every call and
+#     prints at its MPI_Finalize, as without hyprof.
 # Skips (77) when MPICH is not installed.
 set -u
 SRC=$1
@@ -45,7 +47,8 @@ cmake -S "$SRC" -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHYPROF_WERROR=ON -DM
 	-DMPI_CXX_COMPILER="$(command -v mpicxx.mpich)" -DMPI_Fortran_COMPILER="$(command -v mpif90.mpich)" \
 	> "$T/cmake.log" 2>&1 || { tail -20 "$T/cmake.log"; fail "cmake with MPICH"; }
 cmake --build "$B" -j2 --target hyprof-cli hyprof hyprof_mpi mpi_correct mpi_pi mpi_abort mpi4 mpi_threads \
-	mpi_threads_icoll bench_mpi_pingpong bench_mpi_pp_loop > "$T/build.log" 2>&1 ||
+	mpi_threads_icoll bench_mpi_pingpong bench_mpi_pp_loop mpi_pmpi_tool mpi_pmpi_app mpi_pmpi_app_linked \
+	> "$T/build.log" 2>&1 ||
 	{ grep -E "error" "$T/build.log" | head -20; fail "build with MPICH"; }
 H=$B/bin/hyprof
 # the launcher takes its libraries from HYPROF_LIB (ctest points it at the
@@ -148,6 +151,18 @@ for prog in "mpi_threads 150 2" "mpi_threads_icoll 200 3"; do
 	[ -s "$T/plain" ] && cmp -s "$T/plain" "$T/out" || { diff "$T/plain" "$T/out" | head; fail "$1 prints differently under hyprof"; }
 	echo "ok: $1 (MPI_THREAD_MULTIPLE), $3 ranks"
 done
+
+# A PMPI tool beside hyprof (e2e.sh pmpitool): it sees every MPI_Send and
+# MPI_Recv and its MPI_Finalize prints them, as in the plain run
+$MPIRUN -np 3 "$B/tests/bin/mpi_pmpi_app_linked" 2> "$T/err" | sort > "$T/plain" || { cat "$T/err"; fail "plain mpi_pmpi_app_linked"; }
+grep -q "^tool: rank 1 MPI_Send 6 MPI_Recv 0$" "$T/plain" || { cat "$T/plain"; fail "mpi_pmpi_app_linked: the plain run"; }
+rm -rf "$T/p"
+$MPIRUN -np 3 "$H" run -q --compensate parallel -o "$T/p" -- "$B/tests/bin/mpi_pmpi_app_linked" 2> "$T/err" | sort > "$T/out" ||
+	{ cat "$T/err"; fail "mpi_pmpi_app_linked under hyprof"; }
+cmp -s "$T/plain" "$T/out" || { diff "$T/plain" "$T/out"; fail "the PMPI tool beside hyprof prints differently"; }
+"$H" report --json "$T/p" > "$T/p.json" || fail "report of mpi_pmpi_app_linked"
+python3 "$SRC/tests/mpi/check_mpi.py" calls "$T/p.json" MPI_Send=12 MPI_Recv=12 || fail "mpi_pmpi_app_linked: hyprof's counts"
+echo "ok: a PMPI tool beside hyprof"
 
 # Fortran: MPICH's bindings (libmpichfort) call the C MPI_ functions, so the
 # C wrappers see Fortran calls; the same program, same output, piggybacked.
