@@ -267,13 +267,18 @@ static int ld_list(const char *obj, const char *interp, char *buf, size_t len)
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
-/* Which MPI a list of ld_list() loads, by the objects' names: MPI_OPENMPI
- * (libmpi.so.40 and on, libmpi_*), MPI_MPICH (libmpich*, or libmpi.so.12:
- * MPICH's own name, Intel MPI's, MVAPICH's), MPI_NONE. */
+/* Which MPI a list of ld_list() loads, by the objects' names: MPI_MPICH
+ * (libmpich*, or libmpi.so.12: MPICH's own name, Intel MPI's, MVAPICH's),
+ * MPI_OPENMPI (libmpi.so.40 and on; else its libmpi_* bindings), MPI_NONE.
+ * The MPI library itself decides wherever it is in the list: a library
+ * listed before it whose name merely begins with libmpi_ (a PMPI tool's
+ * libmpi_trace.so) was taken for Open MPI's bindings, and a program that
+ * links it and MPICH got no wrappers. */
 enum { MPI_NONE = 0, MPI_OPENMPI = 1, MPI_MPICH = 2 };
 
 static int mpi_family_of(const char *list)
 {
+	int bindings = 0;
 	for (const char *line = list; *line; line += strcspn(line, "\n"), line += *line == '\n') {
 		const char *name = line + strspn(line, " \t");
 		size_t n = strcspn(name, "\n");
@@ -283,10 +288,12 @@ static int mpi_family_of(const char *list)
 			continue;
 		if (strncmp(base, "libmpich", 8) == 0 || strncmp(base, "libmpi.so.12", 12) == 0)
 			return MPI_MPICH;
-		if (strncmp(base, "libmpi.so", 9) == 0 || strncmp(base, "libmpi_", 7) == 0)
+		if (strncmp(base, "libmpi.so", 9) == 0)
 			return MPI_OPENMPI;
+		if (strncmp(base, "libmpi_", 7) == 0)
+			bindings = 1;
 	}
-	return MPI_NONE;
+	return bindings ? MPI_OPENMPI : MPI_NONE;
 }
 
 /* Which MPI an object loads (mpi_family_of), or -1 when the loader could
