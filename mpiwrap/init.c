@@ -307,6 +307,27 @@ int hp_w_init_thread(void *ra, __typeof__(&PMPI_Init_thread) pmpi, int *argc, ch
 	return rc;
 }
 
+#if defined(HP_HAVE_MPI_SESSIONS)
+/* MPI 4's Sessions model: MPI_Session_init instead of MPI_Init.  The
+ * wrappers start at MPI_Init (the ranks' agreement on the piggyback, the
+ * merge: both on MPI_COMM_WORLD, which a Sessions program does not have),
+ * so such a program's calls pass straight to MPI and its profile has no
+ * MPI part.  Said once, by the job's rank 0 (from the launcher's
+ * environment), at its first MPI_Session_finalize, where a program that
+ * also calls MPI_Init has long done so. */
+int hp_w_session_finalize(void *ra, __typeof__(&PMPI_Session_finalize) pmpi, MPI_Session *session)
+{
+	static int said;
+	(void)ra;
+	if (!hp_mpi.initialized && !said && hp_rt.rank <= 0) {
+		said = 1;
+		hp_log("mpi: MPI Sessions without MPI_Init: this program's MPI calls are not profiled "
+		       "(the MPI wrappers start at MPI_Init or MPI_Init_thread)");
+	}
+	return pmpi(session);
+}
+#endif
+
 /* ---- the per-rank summary ------------------------------------------------------ */
 
 void hp_mpi_summary(struct hp_mpi_totals *sum)

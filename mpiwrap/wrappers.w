@@ -55,6 +55,12 @@
 %fn init_thread  int MPI_Init_thread(int *argc /*drop*/, char ***argv /*drop*/, int required, int *provided)
 %fn finalize     int MPI_Finalize(void)
 %fn abort        int MPI_Abort(MPI_Comm comm, int errorcode)
+# MPI 4's Sessions: the wrappers start at MPI_Init only; a program of the
+# Sessions model alone is told it is not profiled (init.c)
+%class session_finalize raw
+	return hp_w_session_finalize(ra, {{pmpi}}, {{args}});
+%end
+%fn session_finalize nofortran if=HP_HAVE_MPI_SESSIONS int MPI_Session_finalize(MPI_Session *session)
 
 # ---- point to point ----------------------------------------------------------
 %class send

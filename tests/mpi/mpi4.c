@@ -19,7 +19,9 @@
  * HP_MPI4_HALVES=1 (each aborts a plain MPICH 4.0 run: MPI_Cancel there
  * refuses an Isendrecv request).
  * Usage: mpi4 [big]   big: also one message of INT_MAX + 16 chars (4 GB of
- * memory per pair of ranks, a few seconds). */
+ * memory per pair of ranks, a few seconds).
+ *        mpi4 sessions  the Sessions model only (no MPI_Init): a ring and a
+ * sum on a communicator made from the "mpi://WORLD" process set. */
 #include <limits.h>
 #include <mpi.h>
 #include <stdarg.h>
@@ -59,8 +61,33 @@ static double sum_dbl(const double *v, int n)
 	return s;
 }
 
+/* The Sessions model alone: hyprof's wrappers start at MPI_Init, so they
+ * pass these calls to MPI, and rank 0 says the program is not profiled. */
+static int sessions(void)
+{
+	MPI_Session s;
+	MPI_Group g;
+	MPI_Comm c;
+	int r, n, got = -1, sum = 0;
+	if (MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_ARE_FATAL, &s) != MPI_SUCCESS)
+		return 1;
+	MPI_Group_from_session_pset(s, "mpi://WORLD", &g);
+	MPI_Comm_create_from_group(g, "hyprof.mpi4", MPI_INFO_NULL, MPI_ERRORS_ARE_FATAL, &c);
+	MPI_Comm_rank(c, &r);
+	MPI_Comm_size(c, &n);
+	MPI_Sendrecv(&r, 1, MPI_INT, (r + 1) % n, 1, &got, 1, MPI_INT, (r + n - 1) % n, 1, c, MPI_STATUS_IGNORE);
+	MPI_Allreduce(&r, &sum, 1, MPI_INT, MPI_SUM, c);
+	printf("session rank %d of %d: got %d sum %d\n", r, n, got, sum);
+	MPI_Group_free(&g);
+	MPI_Comm_free(&c);
+	MPI_Session_finalize(&s);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "sessions"))
+		return sessions();
 	MPI_Init(&argc, &argv);
 	int rank, size;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);

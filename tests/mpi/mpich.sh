@@ -28,6 +28,8 @@
 #     at 2 and 3 ranks with and without hyprof, and under --compensate
 #     parallel every message carried its piggyback and none came without;
 #     one message of 2^31 + 15 chars arrives whole, piggybacked and counted;
+#   - a program of MPI 4's Sessions model alone (mpi4 sessions) prints the
+#     same, and hyprof says once that its MPI calls are not profiled;
 #   - mpi_threads and mpi_threads_icoll (MPI_THREAD_MULTIPLE) print the same;
 #   - a PMPI tool linked into the program (pmpi_tool.c) sees every call and
 #     prints at its MPI_Finalize, as without hyprof; the program gets the
@@ -122,6 +124,19 @@ for np in 2 3; do
 		echo "ok: mpi4 (MPI-4 point to point), $np ranks, --compensate $comp"
 	done
 done
+
+# MPI 4's Sessions model alone (no MPI_Init): the wrappers, which start at
+# MPI_Init, pass the calls to MPI; the output is the plain run's, and rank 0
+# says once that the MPI calls are not profiled
+$MPIRUN -np 3 "$B/tests/bin/mpi4" sessions 2> "$T/err" | sort > "$T/plain" || { cat "$T/err"; fail "plain mpi4 sessions"; }
+grep -q "^session rank 2 of 3: got 1 sum 3$" "$T/plain" || { cat "$T/plain"; fail "mpi4 sessions: the plain run"; }
+rm -rf "$T/p"
+$MPIRUN -np 3 "$H" run -q -o "$T/p" -- "$B/tests/bin/mpi4" sessions 2> "$T/err" | sort > "$T/out" ||
+	{ cat "$T/err"; fail "mpi4 sessions under hyprof"; }
+cmp -s "$T/plain" "$T/out" || { diff "$T/plain" "$T/out"; fail "mpi4 sessions prints differently under hyprof"; }
+[ "$(grep -c "MPI Sessions without MPI_Init: this program's MPI calls are not profiled" "$T/err")" = 1 ] ||
+	{ cat "$T/err"; fail "mpi4 sessions: want one line saying the MPI calls are not profiled"; }
+echo "ok: mpi4 sessions (the Sessions model alone: not profiled, said once)"
 
 # More than INT_MAX elements in one message (2^31 + 15 chars, 4.3 GB for the
 # two ranks): the count and the data arrive, the message carries its
