@@ -256,6 +256,11 @@ rep = json.load(open(sys.argv[1]))
 n = sum(s["calls"] for s in rep["mpi_sites"] if s["function"] == "MPI_Waitall")
 if n != 2 * 4 * 150:
     sys.exit("MPI_Waitall calls %d, want %d" % (n, 2 * 4 * 150))
+# every message sent with a piggyback was received, and its piggyback applied
+sent = sum(r["piggyback_msgs"] for r in rep["ranks"])
+applied = sum(r.get("piggyback_applied", -1) for r in rep["ranks"])
+if sent < 2 * 4 * 150 or applied != sent:
+    sys.exit("piggybacks: %d sent, %d applied; want equal, at least %d" % (sent, applied, 2 * 4 * 150))
 EOF
     rm -rf "$T/t" "$T/t.json"
   done
