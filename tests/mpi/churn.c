@@ -2,11 +2,12 @@
  *
  * Each rank creates N threads, 8 at a time; thread i calls probe() 3 times
  * and, with MODE "mpi" (MPI_THREAD_MULTIPLE), one MPI_Sendrecv with thread
- * i of the other rank on tag i % 30000.  Every message is checked.  Prints
+ * i of the other rank on tag i % 30000 (MODE "nb": MPI_Irecv, MPI_Isend and
+ * MPI_Waitall instead).  Every message is checked.  Prints
  * per rank how much VmRSS grew from thread 1000 to the end (stderr, it
  * varies) and one deterministic line (stdout).
  *
- * Usage: mpirun -np 2 mpi_churn N mpi|probes
+ * Usage: mpirun -np 2 mpi_churn N mpi|nb|probes
  */
 #include <mpi.h>
 #include <pthread.h>
@@ -44,9 +45,16 @@ static void *thr(void *a)
 	probe(1);
 	probe(2);
 	probe(3);
-	if (with_mpi) {
+	if (with_mpi == 2) {
+		MPI_Request q[2];
+		MPI_Irecv(&r, 1, MPI_INT, 1 - rank, i % 30000, MPI_COMM_WORLD, &q[0]);
+		MPI_Isend(&v, 1, MPI_INT, 1 - rank, i % 30000, MPI_COMM_WORLD, &q[1]);
+		MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+	} else if (with_mpi) {
 		MPI_Sendrecv(&v, 1, MPI_INT, 1 - rank, i % 30000, &r, 1, MPI_INT, 1 - rank, i % 30000,
 			     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	}
+	if (with_mpi) {
 		if (r != (1 - rank) * 100000 + i)
 			__atomic_add_fetch(&errors, 1, __ATOMIC_RELAXED);
 	}
@@ -56,7 +64,7 @@ static void *thr(void *a)
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 2000, prov, size;
-	with_mpi = argc > 2 && !strcmp(argv[2], "mpi");
+	with_mpi = argc < 3 ? 0 : !strcmp(argv[2], "mpi") ? 1 : !strcmp(argv[2], "nb") ? 2 : 0;
 	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &prov);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
