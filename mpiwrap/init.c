@@ -127,6 +127,9 @@ static struct hp_mt *mt_reuse(void)
 static void mt_attach(struct hp_mt *mt)
 {
 	mt->t = hp_thread_get();
+	if (mt->t && mt->t->exited)
+		mt->t = NULL; /* an MPI call from a late destructor: the record
+			       * may be queued to be merged already */
 	if (mt->t) {
 		/* mt keeps this pointer until the thread exits (mt_exit): till
 		 * then its record is not merged into "[exited]" and reused

@@ -2,8 +2,9 @@
  *
  * Each rank creates N threads, 8 at a time; thread i calls probe() 3 times
  * and, with MODE "mpi" (MPI_THREAD_MULTIPLE), one MPI_Sendrecv with thread
- * i of the other rank on tag i % 30000 (MODE "nb": MPI_Irecv, MPI_Isend and
- * MPI_Waitall instead).  Every message is checked.  Prints
+ * i of the other rank on tag i % 30000, and at its exit, from a key
+ * destructor, probe() and an MPI_Sendrecv with itself (MODE "nb": MPI_Irecv,
+ * MPI_Isend and MPI_Waitall instead, no destructor).  Every message is checked.  Prints
  * per rank how much VmRSS grew from thread 1000 to the end (stderr, it
  * varies) and one deterministic line (stdout).
  *
@@ -39,9 +40,24 @@ static long rss_kb(void)
 	return v;
 }
 
+static pthread_key_t late_key;
+
+/* MODE mpi: a destructor that runs after libhyprof_mpi.so's own at thread
+ * exit (its key is newer) calls MPI again. */
+static void late(void *arg)
+{
+	int v = (int)(long)arg, r = -1;
+	probe(4);
+	MPI_Sendrecv(&v, 1, MPI_INT, 0, 1, &r, 1, MPI_INT, 0, 1, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+	if (r != v)
+		__atomic_add_fetch(&errors, 1, __ATOMIC_RELAXED);
+}
+
 static void *thr(void *a)
 {
 	int i = (int)(long)a, v = rank * 100000 + i, r = -1;
+	if (with_mpi == 1)
+		pthread_setspecific(late_key, (void *)(long)(i + 1));
 	probe(1);
 	probe(2);
 	probe(3);
@@ -74,6 +90,7 @@ int main(int argc, char **argv)
 		MPI_Finalize();
 		return 0;
 	}
+	pthread_key_create(&late_key, late);
 	long r0 = rss_kb();
 	for (int i = 0; i < n; i += BATCH) {
 		pthread_t th[BATCH];
