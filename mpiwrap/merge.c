@@ -41,7 +41,7 @@
 #include "runtime/writer.h"
 
 #define MIMG_MAGIC 0x4d50484du /* "MHPM" */
-#define MIMG_VERSION 1u
+#define MIMG_VERSION 2u
 /* On the merge's own duplicate of MPI_COMM_WORLD; small, since MPI only
  * promises tags up to 32767 (MPICH's MPI_TAG_UB is 2^29 - 1). */
 #define TAG_SIZE 1
@@ -331,6 +331,7 @@ struct mthr {
 	struct mkvl kv;       /* first contributor's, numbers summed */
 	struct cct sample, probe;
 	uint32_t nranks;
+	uint32_t idx;         /* the threads' index in their processes */
 };
 struct fnv { /* one function's time in one image */
 	struct hp_mpi_func_rec r;
@@ -703,6 +704,36 @@ static void own_mpi(struct mimg *img, const struct hp_prof *p)
 	}
 }
 
+static int thr_cmp(const void *a, const void *b)
+{
+	const struct mthr *x = a, *y = b;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static void thr_free(struct mthr *t)
+{
+	mkvl_free(&t->kv);
+	cct__destroy(&t->sample);
+	cct__destroy(&t->probe);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Sort by index; of two threads with one index keep the first. */
+static void thr_sort(struct mimg *m)
+{
+	if (!m->nthr)
+		return;
+	qsort(m->thr, m->nthr, sizeof(*m->thr), thr_cmp);
+	size_t n = 1;
+	for (size_t i = 1; i < m->nthr; i++) {
+		if (m->thr[i].idx == m->thr[n - 1].idx)
+			thr_free(&m->thr[i]);
+		else
+			m->thr[n++] = m->thr[i];
+	}
+	m->nthr = n;
+}
+
 static int own_image(struct mimg *img, const struct hp_prof *p, int rank)
 {
 	memset(img, 0, sizeof(*img));
@@ -723,26 +754,21 @@ static int own_image(struct mimg *img, const struct hp_prof *p, int rank)
 		img->regs[i].file = strdup(p->regions[i].file ? p->regions[i].file : "");
 	}
 	img->nregs = p->nregions;
-	/* threads by their index in the process */
+	/* threads by their index in the process, in index order (any index:
+	 * a program that ran through thousands of threads has records with
+	 * large ones, "[exited]" and the threads still kept) */
+	if (p->nthreads && !(img->thr = calloc(p->nthreads, sizeof(*img->thr))))
+		return -ENOMEM;
 	for (size_t t = 0; t < p->nthreads; t++) {
 		const struct hp_prof_thread *th = &p->threads[t];
-		size_t idx = (size_t)hp_kv_u64(&th->kv, "index", t);
-		if (idx > 4096)
-			continue;
-		if (idx >= img->nthr) {
-			if (!GROW(img->thr, idx + 1, 0))
-				return -ENOMEM;
-			memset(img->thr + img->nthr, 0, (idx + 1 - img->nthr) * sizeof(*img->thr));
-			img->nthr = idx + 1;
-		}
-		struct mthr *d = &img->thr[idx];
-		if (d->nranks)
-			continue; /* two threads with one index: keep the first */
+		struct mthr *d = &img->thr[img->nthr++];
+		d->idx = (uint32_t)hp_kv_u64(&th->kv, "index", t);
 		if (mkvl_from(&d->kv, &th->kv) || tree_from(&d->sample, th->sample, th->nsample, 0) ||
 		    tree_from(&d->probe, th->probe, th->nprobe, 0))
 			return -ENOMEM;
 		d->nranks = 1;
 	}
+	thr_sort(img);
 	mkvl_from(&img->cost, &p->cost);
 	const struct hp_section *cs = hp_prof_section(p, HP_SEC_COUNTING);
 	if (cs)
@@ -786,6 +812,7 @@ static void serialize(const struct mimg *m, struct buf *b)
 	put_u32(b, (uint32_t)m->nthr);
 	for (size_t i = 0; i < m->nthr; i++) {
 		const struct mthr *t = &m->thr[i];
+		put_u32(b, t->idx);
 		put_u32(b, t->nranks);
 		if (!t->nranks)
 			continue;
@@ -892,7 +919,7 @@ static int deserialize(const uint8_t *p, size_t n, struct mimg *m)
 		m->nregs++;
 	}
 	uint32_t nt = get_u32(&r);
-	if (nt > 4097 || r.bad)
+	if (nt > n / 8 || r.bad) /* each thread takes at least 8 bytes */
 		return -EINVAL;
 	m->thr = calloc(nt ? nt : 1, sizeof(*m->thr));
 	if (!m->thr)
@@ -900,7 +927,10 @@ static int deserialize(const uint8_t *p, size_t n, struct mimg *m)
 	m->nthr = nt;
 	for (uint32_t i = 0; i < nt && !r.bad; i++) {
 		struct mthr *t = &m->thr[i];
+		t->idx = get_u32(&r);
 		t->nranks = get_u32(&r);
+		if (i && t->idx <= m->thr[i - 1].idx)
+			return -EINVAL; /* serialized in index order */
 		if (!t->nranks)
 			continue;
 		uint32_t kl = get_u32(&r);
@@ -1045,26 +1075,44 @@ static int merge_tree(struct xlate *x, struct cct *dst, struct cct *src, int pro
 	return rc == -ENOSPC ? 0 : rc;
 }
 
+/* dst gets an empty thread for each index of src it lacks, in order. */
+static int thr_union(struct mimg *dst, const struct mimg *src)
+{
+	size_t add = 0;
+	for (size_t i = 0, j = 0; i < src->nthr; i++) {
+		while (j < dst->nthr && dst->thr[j].idx < src->thr[i].idx)
+			j++;
+		add += j == dst->nthr || dst->thr[j].idx != src->thr[i].idx;
+	}
+	if (!add)
+		return 0;
+	if (!GROW(dst->thr, dst->nthr, add))
+		return -ENOMEM;
+	size_t n0 = dst->nthr; /* the sorted part */
+	for (size_t i = 0; i < src->nthr; i++) {
+		if (bsearch(&src->thr[i], dst->thr, n0, sizeof(*dst->thr), thr_cmp))
+			continue;
+		memset(&dst->thr[dst->nthr], 0, sizeof(*dst->thr));
+		dst->thr[dst->nthr++].idx = src->thr[i].idx;
+	}
+	qsort(dst->thr, dst->nthr, sizeof(*dst->thr), thr_cmp);
+	return 0;
+}
+
 static int merge_into(struct mimg *dst, struct mimg *src)
 {
 	struct xlate x;
 	xlate_init(&x, dst, src);
 	if (!x.map)
 		return -ENOMEM;
-	int rc = 0;
-	for (size_t i = 0; i < src->nthr && !rc; i++) {
+	int rc = thr_union(dst, src);
+	for (size_t i = 0, j = 0; i < src->nthr && !rc; i++) {
 		struct mthr *s = &src->thr[i];
 		if (!s->nranks)
 			continue;
-		if (i >= dst->nthr) {
-			if (!GROW(dst->thr, i + 1, 0)) {
-				rc = -ENOMEM;
-				break;
-			}
-			memset(dst->thr + dst->nthr, 0, (i + 1 - dst->nthr) * sizeof(*dst->thr));
-			dst->nthr = i + 1;
-		}
-		struct mthr *d = &dst->thr[i];
+		while (dst->thr[j].idx < s->idx)
+			j++; /* there: thr_union() */
+		struct mthr *d = &dst->thr[j];
 		if (!d->nranks) {
 			struct buf kb = {0};
 			mkvl_encode(&kb, &s->kv);

@@ -143,6 +143,7 @@ struct hp_mt {
 
 	struct hp_mpi_totals tot;
 	struct hp_mt *next;          /* hp_mpi.threads list */
+	struct hp_mt *free_next;     /* exited threads' states (init.c) */
 	/* issue 6: the wrapped call in progress (set by hp_call_enter, stale
 	 * after hp_call_leave): the critical path's callbacks read its entry
 	 * time t1, and charge their cost to it */

@@ -20,7 +20,8 @@
  *
  * struct hp_req objects come from per-thread pools; a thread completing
  * another thread's request returns the object to the owner's lock-free
- * return stack.  Nothing here calls MPI.
+ * return stack.  An exited thread's pool passes to the next thread that
+ * needs one.  Nothing here calls MPI.
  *
  * Thread-safe: every function.  Not signal-safe.
  */

@@ -153,6 +153,10 @@ HP_EXPORT extern struct hp_runtime hp_rt;
 HP_EXPORT struct hp_thread *hp_thread_get(void);
 /* The calling thread's state or NULL.  Signal-safe (one TLS load). */
 HP_EXPORT struct hp_thread *hp_thread_self(void);
+/* Another layer (mpiwrap) no longer holds a pointer to t, a record of the
+ * calling thread, which is exiting: clears keep_record and, if the thread's
+ * exit was already handled, queues the record as the exit would have. */
+HP_EXPORT void hp_thread_release(struct hp_thread *t);
 
 /* TSC read, serialising nothing.  Signal-safe. */
 static inline uint64_t hp_rdtsc(void)

@@ -157,6 +157,16 @@ static void queue_exited(struct hp_thread *t)
 	pthread_mutex_unlock(&hp_threads_lock);
 }
 
+HP_EXPORT void hp_thread_release(struct hp_thread *t)
+{
+	if (!t || !t->keep_record)
+		return;
+	t->keep_record = 0;
+	/* the runtime's exit destructor ran first and skipped the record */
+	if (t->exited)
+		queue_exited(t);
+}
+
 static struct hp_thread *new_record(void)
 {
 	size_t len = (sizeof(struct hp_thread_mem) + 4095) & ~(size_t)4095;

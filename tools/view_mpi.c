@@ -33,7 +33,7 @@ struct mrank {
 	int rank, pid;
 	double wall_raw, wall_local, wall_parallel, wait_raw, wait_comp;
 	double mpi_time, overhead, delay, pb_cost, wrap_cost, merge_time;
-	uint64_t reordered, pb_msgs, calls, untracked;
+	uint64_t reordered, pb_msgs, pb_applied, calls, untracked;
 	uint64_t other_world;         /* calls on communicators reaching another world */
 	char compensate[16];
 };
@@ -81,6 +81,7 @@ static void rank_from_kv(struct mrank *r, const struct hp_kvlist *kv, int pid_de
 	r->merge_time = hp_kv_f64(kv, "merge_time", 0);
 	r->reordered = hp_kv_u64(kv, "reordered_receives", 0);
 	r->pb_msgs = hp_kv_u64(kv, "piggyback_msgs", 0);
+	r->pb_applied = hp_kv_u64(kv, "piggyback_applied", 0);
 	r->calls = hp_kv_u64(kv, "mpi_calls", 0);
 	r->untracked = hp_kv_u64(kv, "untracked", 0);
 	r->other_world = hp_kv_u64(kv, "other_world_calls", 0);
@@ -825,6 +826,8 @@ void view_mpi_json(struct hp_model *m, struct json *j)
 		json__num(j, r->delay);
 		json__key(j, "piggyback_msgs");
 		json__uint(j, r->pb_msgs);
+		json__key(j, "piggyback_applied");
+		json__uint(j, r->pb_applied);
 		json__key(j, "piggyback_cost");
 		json__num(j, r->pb_cost);
 		json__key(j, "wrapper_cost");

@@ -126,9 +126,10 @@ def cmd_applied(args):
     want = int(args[1])
     bad = []
     for r in rep.get("ranks", []):
-        # piggybacks applied are not in the ranks list: read the site waits
         if r.get("piggyback_msgs", 0) < want:
             bad.append("rank %d sent %d messages with a piggyback, want >= %d" % (r["rank"], r.get("piggyback_msgs", 0), want))
+        if r.get("piggyback_applied", 0) < want:
+            bad.append("rank %d applied %s piggybacks, want >= %d" % (r["rank"], r.get("piggyback_applied"), want))
     return fail(bad)
 
 
