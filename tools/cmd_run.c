@@ -512,7 +512,7 @@ static int set_preload(const char *prog, const char *interp, int dynamic)
 	const char *force = getenv("HYPROF_MPI");
 	if (force && *force) {
 		if (strcmp(force, "0") != 0 && strcmp(force, "1") != 0)
-			return tool_usage("run", "HYPROF_MPI must be 0 or 1, not '%s'", force);
+			return tool_err("HYPROF_MPI=\"%s\": expected 0 or 1 (see `hyprof run --help`)", force);
 		want_mpi = strcmp(force, "1") == 0;
 		if (want_mpi && access(mpi, R_OK) < 0)
 			return tool_err("HYPROF_MPI=1 but %s does not exist (this build has no MPI "
@@ -572,8 +572,11 @@ static int set_preload(const char *prog, const char *interp, int dynamic)
  * this machine cannot count (cycles without a PMU, a PAPI preset without
  * counters) is not refused: the program then runs with the best source and
  * the profile says why (a job script written for another machine still
- * runs).  Returns 0 or the exit status. */
-static int check_event(const char *ev)
+ * runs).  Given with --event (opt), an unknown name is a usage error like
+ * any bad option value (exit 2); from HYPROF_EVENT in the environment, an
+ * error naming the variable (exit 1), like any bad HYPROF_* value.
+ * Returns 0 or the exit status. */
+static int check_event(const char *ev, int opt)
 {
 	if (!ev || !*ev || hp_event_kind(ev) != HP_EVENT_OTHER)
 		return 0;
@@ -589,8 +592,12 @@ static int check_event(const char *ev)
 	}
 	if (known)
 		return 0;
-	return tool_err("unknown event '%s': use a perf event (cycles, instructions, task-clock, cpu-clock, ...), "
-			"posix-timer, or a PAPI preset or native name (`papi_avail`, `papi_native_avail`)", ev);
+#define EVENT_NAMES "use a perf event (cycles, instructions, task-clock, cpu-clock, ...), posix-timer, " \
+		    "or a PAPI preset or native name (`papi_avail`, `papi_native_avail`)"
+	if (opt)
+		return tool_usage("run", "--event: unknown event '%s': " EVENT_NAMES, ev);
+	return tool_err("HYPROF_EVENT: unknown event '%s': " EVENT_NAMES, ev);
+#undef EVENT_NAMES
 }
 
 int cmd_run(int argc, char **argv)
@@ -599,7 +606,7 @@ int cmd_run(int argc, char **argv)
 	static const char *const comps[] = {"none", "local", "parallel", NULL};
 	static const char *const unwinds[] = {"libunwind", "fp", "kernel", NULL};
 	const char *output = NULL;
-	int have_period = 0, have_freq = 0;
+	int have_period = 0, have_freq = 0, have_event = 0;
 	int c;
 	while ((c = tool_getopt("run", argc, argv, run_opts, run_usage, run_intro, 1)) != -1) {
 		if (TOOL_DONE(c))
@@ -618,6 +625,8 @@ int cmd_run(int argc, char **argv)
 			output = v;
 			break;
 		case O_EVENT:
+			have_event = 1;
+			break;
 		case O_FILTER:
 			break;
 		case O_CRITICAL_PATH:
@@ -670,12 +679,19 @@ int cmd_run(int argc, char **argv)
 	}
 	if (have_period && have_freq)
 		return tool_usage("run", "give --period or --freq, not both");
+	/* --period or --freq chooses the rate: it replaces the other one's
+	 * variable from the environment (a job script's HYPROF_FREQ), as each
+	 * option replaces its own variable */
+	if (have_period)
+		unsetenv("HYPROF_FREQ");
+	if (have_freq)
+		unsetenv("HYPROF_PERIOD");
 	/* Options and HYPROF_* variables alike: refuse a bad value before
 	 * anything starts (the runtime alone would warn and use the default). */
 	char cfg_err[1024];
 	if (hp_config_check(cfg_err, sizeof cfg_err))
 		return tool_err("%s (see `hyprof run --help`)", cfg_err);
-	int rc = check_event(getenv("HYPROF_EVENT"));
+	int rc = check_event(getenv("HYPROF_EVENT"), have_event);
 	if (rc)
 		return rc;
 	if (optind >= argc)

@@ -76,8 +76,12 @@ expect 2 "run zero period" -- "$H" run --period 0 -- true
 expect 2 "run period and freq" -- "$H" run --period 5 --freq 5 -- true
 expect 2 "run bad signal" -- "$H" run --signal NOPE -- true
 expect 2 "run bad overhead" -- "$H" run --max-overhead 250 -- true
-expect_msg 1 "unknown event 'nosuch'" "run unknown event" -- "$H" run -o "$T/o6" --event nosuch -- true
-expect_msg 1 "unknown event 'nosuch'" "run unknown HYPROF_EVENT" -- env HYPROF_EVENT=nosuch "$H" run -o "$T/o7" -- true
+# a bad option value is a usage error (2), a bad HYPROF_* value from the
+# environment an error naming the variable (1): --event and HYPROF_MPI too
+expect_msg 2 "--event: unknown event 'nosuch'" "run unknown event" -- "$H" run -o "$T/o6" --event nosuch -- true
+expect_msg 1 "HYPROF_EVENT: unknown event 'nosuch'" "run unknown HYPROF_EVENT" -- env HYPROF_EVENT=nosuch "$H" run -o "$T/o7" -- true
+expect_msg 1 'HYPROF_MPI="2": expected 0 or 1' "run bad HYPROF_MPI" -- env HYPROF_MPI=2 "$H" run -o "$T/o7" -- true
+expect_msg 1 "HYPROF_PERIOD and HYPROF_FREQ are both set" "run HYPROF_PERIOD and HYPROF_FREQ" -- env HYPROF_PERIOD=1000000 HYPROF_FREQ=100 "$H" run -o "$T/o7" -- true
 expect_msg 1 "command not found" "run missing program" -- "$H" run -o "$T/o1" -- hyprof_no_such_program_xyz
 expect_msg 1 "command not found" "run missing program path" -- "$H" run -o "$T/o2" -- /nonexistent/prog
 expect_msg 1 "not executable" "run program not executable" -- "$H" run -o "$T/o3" -- "$T/hybrid/hp_synth.4000.hyp"
@@ -121,6 +125,15 @@ fi
 if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
 	cp /bin/true "$T/suid" && chown nobody "$T/suid" && chmod 4755 "$T/suid"
 	expect_msg 1 "is set-user-ID" "run set-user-ID program" -- "$H" run -o "$T/o10" -- "$T/suid"
+fi
+
+# --period or --freq replaces the other's variable from the environment:
+# the option chooses the rate (the run is not refused as "both set")
+if [ -r "$HYPROF_LIB/libhyprof.so" ]; then
+	expect_msg 0 "@ 3000000" "run --period over HYPROF_FREQ" -- env HYPROF_FREQ=100 "$H" run -o "$T/o13" --period 3000000 -- /bin/true
+	expect 0 "run --freq over HYPROF_PERIOD" -- env HYPROF_PERIOD=3000000 "$H" run -o "$T/o14" --freq 100 -- /bin/true
+	if grep -q "@ 3000000" "$T/err"; then
+		echo "FAIL: --freq 100 sampled with HYPROF_PERIOD's period: $(cat "$T/err")"; fail=$((fail + 1)); fi
 fi
 
 # the profiled program's stdout is untouched: nothing of hyprof's there
