@@ -136,6 +136,15 @@ if [ -r "$HYPROF_LIB/libhyprof.so" ]; then
 		echo "FAIL: --freq 100 sampled with HYPROF_PERIOD's period: $(cat "$T/err")"; fail=$((fail + 1)); fi
 fi
 
+# hyprof-cc: a misspelt option or a missing compiler is one clear line
+# (the option was run as the compiler: "exec: --hyprof-x: not found")
+CC_W=$(dirname "$H")/hyprof-cc
+if [ -x "$CC_W" ]; then
+	expect_msg 2 "unknown option '--hyprof-exlude-file=x'" "hyprof-cc misspelt option" -- "$CC_W" --hyprof-exlude-file=x cc -c x.c
+	expect_msg 2 "no compiler given" "hyprof-cc without a compiler" -- "$CC_W" --hyprof-exclude-file=x
+	expect_msg 127 "compiler 'hyprof_no_such_cc' not found" "hyprof-cc missing compiler" -- "$CC_W" hyprof_no_such_cc -c x.c
+fi
+
 # the profiled program's stdout is untouched: nothing of hyprof's there
 if [ -r "$HYPROF_LIB/libhyprof.so" ]; then
 	out=$("$H" run --quiet -o "$T/o5" -- /bin/echo hello 2>/dev/null)
