@@ -136,6 +136,14 @@ if [ -r "$HYPROF_LIB/libhyprof.so" ]; then
 		echo "FAIL: --freq 100 sampled with HYPROF_PERIOD's period: $(cat "$T/err")"; fail=$((fail + 1)); fi
 fi
 
+# a bad HYPROF_HTML_PRUNE is one line naming it, and the page is written
+# with the default pruning (it was ignored without a word)
+expect_msg 0 'HYPROF_HTML_PRUNE="0,01": expected a percentage' "report --html bad HYPROF_HTML_PRUNE" -- env HYPROF_HTML_PRUNE=0,01 "$H" report --html -o "$T/p.html" "$T/hybrid"
+[ -s "$T/p.html" ] || { echo "FAIL: report --html with a bad HYPROF_HTML_PRUNE wrote no page"; fail=$((fail + 1)); }
+if ! HYPROF_HTML_PRUNE=0.01% "$H" report --html -o "$T/p.html" "$T/hybrid" 2>"$T/err" || [ -s "$T/err" ]; then
+	echo "FAIL: report --html with HYPROF_HTML_PRUNE=0.01%: $(cat "$T/err")"; fail=$((fail + 1))
+fi
+
 # hyprof-cc: a misspelt option or a missing compiler is one clear line
 # (the option was run as the compiler: "exec: --hyprof-x: not found")
 CC_W=$(dirname "$H")/hyprof-cc
