@@ -61,7 +61,7 @@ static const struct tool_opt run_opts[] = {
 	{"critical-path", 0, "auto|LIST", "HYPROF_CRITICAL_PATH", "track the critical path's share of these functions (MPI)", O_CRITICAL_PATH},
 	{"per-rank", 0, NULL, "HYPROF_PER_RANK", "keep one file per rank beside the merged MPI profile", O_PER_RANK},
 	{"quiet", 'q', NULL, "HYPROF_QUIET", "no summary line on stderr at exit", O_QUIET},
-	{"max-nodes", 0, "N", "HYPROF_MAX_NODES", "call-path nodes per thread's sample tree", O_MAX_NODES},
+	{"max-nodes", 0, "N", "HYPROF_MAX_NODES", "call-path nodes per thread, in the sample tree and in the probe tree", O_MAX_NODES},
 	{NULL, 0, NULL, NULL, NULL, 0},
 };
 

@@ -211,5 +211,19 @@ if [ -n "$dups" ]; then echo "FAIL: variables listed twice: $dups"; fail=$((fail
 n=$(grep -c '^  --\|^  -., --' "$T/help")
 if [ "$n" -ne 15 ]; then echo "FAIL: run --help lists $n options, the test knows 14 + --help"; fail=$((fail + 1)); else pass=$((pass + 1)); fi
 
+# every option a command's --help lists is on its page (docs/cmd-*.md),
+# and every variable of runtime/config.c's table is in docs/cmd-run.md
+for c in run report compare export info watch; do
+	"$H" $c --help >"$T/help" 2>/dev/null || continue
+	for o in $(sed -n '/^options:/,$p' "$T/help" | grep -o -- '--[a-z][a-z-]*' | grep -v -x -- --help | sort -u); do
+		if grep -q -- "$o" "$HYPROF_SRC/docs/cmd-$c.md"; then pass=$((pass + 1)); else
+			echo "FAIL: hyprof $c --help lists $o, docs/cmd-$c.md does not"; fail=$((fail + 1)); fi
+	done
+done
+for v in $(grep -o '{{"HYPROF_[A-Z_]*"' "$HYPROF_SRC/runtime/config.c" | tr -d '{"'); do
+	if grep -q "\`$v\`" "$HYPROF_SRC/docs/cmd-run.md"; then pass=$((pass + 1)); else
+		echo "FAIL: runtime/config.c reads $v, docs/cmd-run.md does not list it"; fail=$((fail + 1)); fi
+done
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
