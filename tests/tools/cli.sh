@@ -75,6 +75,18 @@ expect 2 "run bad unwind" -- "$H" run --unwind magic -- true
 expect 2 "run zero period" -- "$H" run --period 0 -- true
 expect 2 "run period and freq" -- "$H" run --period 5 --freq 5 -- true
 expect 2 "run bad signal" -- "$H" run --signal NOPE -- true
+expect_msg 2 "--signal needs a signal number or name" "run signal below SIGRTMIN" -- "$H" run --signal SIGRTMIN-1 -- true
+# --signal takes what HYPROF_SIGNAL takes (one parser, runtime/config.c):
+# the launcher's own list refused SIGPWR, which the variable accepted
+if [ -r "$HYPROF_LIB/libhyprof.so" ]; then
+	for sig in SIGPWR PWR SIGUSR2 SIGRTMAX-1; do
+		if "$H" run -q -o "$T/o15" --signal $sig -- /bin/true >"$T/out" 2>"$T/err" && [ ! -s "$T/err" ]; then
+			pass=$((pass + 1))
+		else
+			echo "FAIL: run --signal $sig: $(cat "$T/err")"; fail=$((fail + 1))
+		fi
+	done
+fi
 expect 2 "run bad overhead" -- "$H" run --max-overhead 250 -- true
 # a bad option value is a usage error (2), a bad HYPROF_* value from the
 # environment an error naming the variable (1): --event and HYPROF_MPI too
