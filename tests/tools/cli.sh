@@ -79,6 +79,12 @@ expect_msg 2 "--signal needs a signal number or name" "run signal below SIGRTMIN
 # --signal takes what HYPROF_SIGNAL takes (one parser, runtime/config.c):
 # the launcher's own list refused SIGPWR, which the variable accepted
 if [ -r "$HYPROF_LIB/libhyprof.so" ]; then
+	# the same for numbers: HYPROF_MAX_OVERHEAD=5% is accepted, --max-overhead 5% was not
+	if "$H" run -q -o "$T/o16" --max-overhead 5% -- /bin/true >"$T/out" 2>"$T/err" && [ ! -s "$T/err" ]; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL: run --max-overhead 5%: $(cat "$T/err")"; fail=$((fail + 1))
+	fi
 	for sig in SIGPWR PWR SIGUSR2 SIGRTMAX-1; do
 		if "$H" run -q -o "$T/o15" --signal $sig -- /bin/true >"$T/out" 2>"$T/err" && [ ! -s "$T/err" ]; then
 			pass=$((pass + 1))
