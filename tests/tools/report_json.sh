@@ -34,6 +34,10 @@ run ctext "$HYPROF_BIN" compare "$T/sampled" "$T/measured"
 run mnp_run "$HYPROF_BIN" run -q --mode measured -o "$T/mnp" -- /bin/sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done'
 run cmp_np "$HYPROF_BIN" compare --json "$T/sampled" "$T/mnp"
 run mnp_text "$HYPROF_BIN" report "$T/mnp"
+# --compact: one line, ended by a newline (it had none: wc -l said 0)
+run compact "$HYPROF_BIN" report --json --compact "$T/hybrid"
+[ "$(wc -l < "$T/compact.out")" = 1 ] && [ "$(tail -c 1 "$T/compact.out" | od -An -c | tr -d ' ')" = '\n' ] ||
+	{ echo "FAIL: report --json --compact is not one line ended by a newline ($(wc -l < "$T/compact.out") newlines)"; fail=1; }
 # compare of real runs: outer() only calls inner(), so its sampled (and
 # compensated) self time is 0 and its probes cost more: the reason gives
 # the cost in seconds, not a ratio printed as "infx"
