@@ -154,6 +154,11 @@ if [ -r "$HYPROF_LIB/libhyprof.so" ]; then
 		echo "FAIL: --freq 100 sampled with HYPROF_PERIOD's period: $(cat "$T/err")"; fail=$((fail + 1)); fi
 fi
 
+# an output file that cannot be created is named as given, not by the
+# temporary name written first (x.folded.tmp.PID)
+expect_msg 1 "cannot create $T/nodir/x.folded: No such file" "export -o in a missing directory" -- "$H" export --format folded -o "$T/nodir/x.folded" "$T/hybrid"
+expect_msg 1 "cannot create $T/nodir/x.html: No such file" "report --html -o in a missing directory" -- "$H" report --html -o "$T/nodir/x.html" "$T/hybrid"
+
 # a bad HYPROF_HTML_PRUNE is one line naming it, and the page is written
 # with the default pruning (it was ignored without a word)
 expect_msg 0 'HYPROF_HTML_PRUNE="0,01": expected a percentage' "report --html bad HYPROF_HTML_PRUNE" -- env HYPROF_HTML_PRUNE=0,01 "$H" report --html -o "$T/p.html" "$T/hybrid"
