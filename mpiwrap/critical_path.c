@@ -1491,8 +1491,14 @@ static int parse_spec(const char *spec)
 		size_t l = (size_t)(end - p);
 		if (l) {
 			if (cp.k == HP_CP_MAXF) {
-				hp_log("critical path: more than %d names: '%.*s' and the rest are ignored",
-				       HP_CP_MAXF, (int)l, p);
+				/* hp_log's formatter has no precision: %.*s
+				 * printed as is */
+				char first[HP_CP_NAME];
+				size_t fl = l < sizeof first ? l : sizeof first - 1;
+				memcpy(first, p, fl);
+				first[fl] = '\0';
+				hp_log("critical path: more than %d names: '%s' and the rest are ignored",
+				       HP_CP_MAXF, first);
 				break;
 			}
 			if (l >= HP_CP_NAME)

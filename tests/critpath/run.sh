@@ -27,6 +27,7 @@
 #                reported, not fatal
 #   warmup_env   a bad HYPROF_CRITICAL_PATH_WARMUP without the launcher:
 #                one line per rank, and the default warm-up used
+#   names_max    33 names: one line names the first one ignored
 #   cxx          C++ functions selected by qualified name (every overload)
 #                and by their mangled name (cp_cxx.cpp)
 #   live         intermediate values (the paper's Appendix A): the live
@@ -186,6 +187,17 @@ if names != ["solver"]:
 print("ok: a bad warm-up value took the default: solver selected")
 EOF2
   ;;
+names_max)
+  # 33 names: the 33rd and the rest are ignored, and the line names it
+  # (hp_log has no %.*s: the line read "more than 32 names: '%.*s'")
+  names=solver
+  i=0; while [ $i -lt 32 ]; do names="$names,f$i"; i=$((i + 1)); done
+  dir=$T/x33
+  timeout 60 mpirun --oversubscribe -np 2 "$H" run -q -o "$dir" --critical-path "$names" -- "$P" loop 4 10 \
+    > "$dir.out" 2> "$dir.err" || { cat "$dir.err"; fail "hyprof run with 33 names"; }
+  grep -q "more than 32 names: 'f31' and the rest are ignored" "$dir.err" ||
+    { cat "$dir.err"; fail "33 names: no line naming the first name ignored (f31)"; }
+  ! grep -q '%' "$dir.err" || { cat "$dir.err"; fail "33 names: a format directive printed as is"; } ;;
 cxx)
   # C++: app::Stage::consume by its qualified name (both overloads), the
   # template app::produce<double> as in the symbol table, then by its name
