@@ -159,6 +159,28 @@ fi
 expect_msg 1 "cannot create $T/nodir/x.folded: No such file" "export -o in a missing directory" -- "$H" export --format folded -o "$T/nodir/x.folded" "$T/hybrid"
 expect_msg 1 "cannot create $T/nodir/x.html: No such file" "report --html -o in a missing directory" -- "$H" report --html -o "$T/nodir/x.html" "$T/hybrid"
 
+# hyprof info's runtime test under a bad HYPROF_* variable: the reason is
+# in runtime_error (it said only "failed (status 1)"), and the prediction
+# agrees with the runtime's choice on a machine without a PMU (it
+# predicted PAPI, which the runtime does not try there)
+if [ -r "$HYPROF_LIB/libhyprof.so" ]; then
+	"$H" info --json >"$T/info_ok.json" 2>/dev/null
+	HYPROF_FREQ=abc "$H" info --json >"$T/info_bad.json" 2>/dev/null
+	if python3 - "$T/info_ok.json" "$T/info_bad.json" <<'EOF'
+import json, sys
+ok, bad = (json.load(open(f))["choice"] for f in sys.argv[1:3])
+errs = []
+if bad["from"] != "prediction" or "HYPROF_FREQ" not in (bad["runtime_error"] or ""):
+    errs.append("runtime_error %r, want the reason naming HYPROF_FREQ" % bad["runtime_error"])
+if ok["from"] == "runtime" and "no hardware PMU" in (ok["why"] or "") and bad["source"] != ok["source"]:
+    errs.append("predicted %s, the runtime chose %s" % (bad["source"], ok["source"]))
+for e in errs:
+    print("FAIL: hyprof info:", e)
+sys.exit(1 if errs else 0)
+EOF
+	then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+fi
+
 # a bad HYPROF_HTML_PRUNE is one line naming it, and the page is written
 # with the default pruning (it was ignored without a word)
 expect_msg 0 'HYPROF_HTML_PRUNE="0,01": expected a percentage' "report --html bad HYPROF_HTML_PRUNE" -- env HYPROF_HTML_PRUNE=0,01 "$H" report --html -o "$T/p.html" "$T/hybrid"
