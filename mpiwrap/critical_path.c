@@ -1125,19 +1125,9 @@ static void cp_init(void)
 		cp.auto_ = 0;
 		cp.kcap_only = 1;
 	}
-	const char *w = getenv("HYPROF_CRITICAL_PATH_WARMUP");
-	double warm = 1.0;
-	if (w && *w) {
-		char *end;
-		double v = strtod(w, &end);
-		if (*end || v < 0)
-			hp_log("critical path: HYPROF_CRITICAL_PATH_WARMUP=%s is not a number of seconds: "
-			       "using 1",
-			       w);
-		else
-			warm = v;
-	}
-	cp.warmup_cyc = (uint64_t)(warm * hp_mpi.tsc_hz);
+	/* HYPROF_CRITICAL_PATH_WARMUP as runtime/config.c parsed it: a bad
+	 * value was reported there, once, and replaced by the default */
+	cp.warmup_cyc = (uint64_t)(hp_rt.cfg.critical_path_warmup * hp_mpi.tsc_hz);
 	if (cp.auto_ && cp.kcap > 0) {
 		/* the agreement's buffers exist on every rank, or no rank agrees */
 		size_t C = 2 * (size_t)cp.kcap;
@@ -1501,8 +1491,14 @@ static int parse_spec(const char *spec)
 		size_t l = (size_t)(end - p);
 		if (l) {
 			if (cp.k == HP_CP_MAXF) {
-				hp_log("critical path: more than %d names: '%.*s' and the rest are ignored",
-				       HP_CP_MAXF, (int)l, p);
+				/* hp_log's formatter has no precision: %.*s
+				 * printed as is */
+				char first[HP_CP_NAME];
+				size_t fl = l < sizeof first ? l : sizeof first - 1;
+				memcpy(first, p, fl);
+				first[fl] = '\0';
+				hp_log("critical path: more than %d names: '%s' and the rest are ignored",
+				       HP_CP_MAXF, first);
 				break;
 			}
 			if (l >= HP_CP_NAME)

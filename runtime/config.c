@@ -197,7 +197,7 @@ static const struct var vars[] = {
 	{{"HYPROF_PER_RANK", "0", "1: keep one file per rank beside the merged MPI profile"},
 	 V_BOOL, F(per_rank), .accepted = BOOL_ACCEPTED},
 	/* 2^18 nodes: 32 MiB of address space per thread */
-	{{"HYPROF_MAX_NODES", "262144", "call-path nodes per thread's sample tree"},
+	{{"HYPROF_MAX_NODES", "262144", "call-path nodes per thread, in the sample tree and in the probe tree"},
 	 V_U64, F(max_nodes), .lo = 1024, .hi = 100000000,
 	 .accepted = "an integer from 1024 to 100000000 (call-path nodes per thread)"},
 	{{"HYPROF_MAX_THREADS", "256", "exited threads kept as threads; later ones merge into one record (0: keep all)"},

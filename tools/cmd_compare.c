@@ -253,6 +253,18 @@ static void calls_str(int64_t c, char *buf, size_t len)
 		snprintf(buf, len, "%lld", (long long)c);
 }
 
+/* Why a function's probes distort it: their cost as a multiple of its
+ * self time, or as seconds when that self time is 0 (a function whose
+ * time is all in its callees: the ratio would print as "infx"). */
+static void cost_reason(char *buf, size_t len, double pc, double self, const char *which)
+{
+	char t[32];
+	if (self > 0)
+		snprintf(buf, len, "probes cost %.1fx its %s self time", pc / self, which);
+	else
+		snprintf(buf, len, "probes cost %s, its %s self time is 0", tool_fmt_secs(pc, t, sizeof t), which);
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	int json = 0, raw = 0, html = 0;
@@ -402,12 +414,10 @@ int cmd_compare(int argc, char **argv)
 			double other = f->present[1 - i] && !meas[1 - i] ? f->self[1 - i] : -1;
 			if (pc > own) {
 				f->distorted = 1;
-				snprintf(f->reason, sizeof f->reason, "probes cost %.1fx its compensated self time",
-					 own > 0 ? pc / own : INFINITY);
+				cost_reason(f->reason, sizeof f->reason, pc, own, "compensated");
 			} else if (other >= 0 && pc > other) {
 				f->distorted = 1;
-				snprintf(f->reason, sizeof f->reason, "probes cost %.1fx its sampled self time",
-					 other > 0 ? pc / other : INFINITY);
+				cost_reason(f->reason, sizeof f->reason, pc, other, "sampled");
 			}
 		}
 		if (!f->distorted && fabs(f->diff) > threshold) {

@@ -54,7 +54,7 @@ struct info {
 	int constant_tsc, nonstop_tsc;
 	/* the runtime's choice */
 	int from_runtime;
-	char source[64], event[128], unit[16], why[1024], runtime_err[256];
+	char source[64], event[128], unit[16], why[1024], runtime_err[512];
 	unsigned long long period;
 };
 
@@ -184,13 +184,18 @@ static void runtime_choice(struct info *in)
 		snprintf(in->runtime_err, sizeof in->runtime_err, "mkdtemp: %s", strerror(errno));
 		return;
 	}
+	/* the test's stderr, kept beside its profile: a failure says why (a
+	 * bad HYPROF_* variable in the environment, say) */
+	char errpath[PATH_MAX];
+	snprintf(errpath, sizeof errpath, "%s/stderr", tmpl);
 	pid_t pid = fork();
 	if (pid == 0) {
 		int devnull = open("/dev/null", O_RDWR);
+		int errfd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		if (devnull >= 0) {
 			dup2(devnull, 0);
 			dup2(devnull, 1);
-			dup2(devnull, 2);
+			dup2(errfd >= 0 ? errfd : devnull, 2);
 		}
 		execl(self, "hyprof", "run", "--quiet", "-o", tmpl, "--", "/bin/true", (char *)NULL);
 		_exit(127);
@@ -200,9 +205,11 @@ static void runtime_choice(struct info *in)
 		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;
 	if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		char why[200];
+		read_line_file(errpath, why, sizeof why);
 		snprintf(in->runtime_err, sizeof in->runtime_err,
-			 "the runtime test (`hyprof run -- /bin/true`) failed (status %d)",
-			 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+			 "the runtime test (`hyprof run -- /bin/true`) failed (status %d)%s%s",
+			 WIFEXITED(st) ? WEXITSTATUS(st) : -1, why[0] ? ": " : "", why);
 		rm_rf(tmpl);
 		return;
 	}
@@ -233,21 +240,30 @@ static void runtime_choice(struct info *in)
 	rm_rf(tmpl);
 }
 
+/* perf_event_open of hardware cycles said there is no PMU at all (not a
+ * permission problem) */
+static int no_pmu(const struct info *in)
+{
+	return in->pmu_errno == ENOENT || in->pmu_errno == EOPNOTSUPP || in->pmu_errno == ENODEV;
+}
+
 static void predict(struct info *in)
 {
 	if (in->pmu) {
 		snprintf(in->source, sizeof in->source, "perf-hw");
 		snprintf(in->event, sizeof in->event, "cycles");
 		snprintf(in->why, sizeof in->why, "hardware cycles open");
-	} else if (in->papi_tot_cyc) {
+	} else if (in->papi_tot_cyc && !no_pmu(in)) {
+		/* as sampler/papi.c: without a PMU PAPI's cycles are not tried */
 		snprintf(in->source, sizeof in->source, "papi");
 		snprintf(in->event, sizeof in->event, "PAPI_TOT_CYC");
 		snprintf(in->why, sizeof in->why, "perf-hw: %s", strerror(in->pmu_errno));
 	} else if (in->sw) {
 		snprintf(in->source, sizeof in->source, "perf-sw");
 		snprintf(in->event, sizeof in->event, "task-clock");
-		snprintf(in->why, sizeof in->why, "perf-hw: %s; papi: PAPI_TOT_CYC not available",
-			 strerror(in->pmu_errno));
+		snprintf(in->why, sizeof in->why, "perf-hw: %s; papi: %s", strerror(in->pmu_errno),
+			 in->papi_tot_cyc ? "not tried for PAPI_TOT_CYC (no hardware PMU)"
+					  : "PAPI_TOT_CYC not available");
 	} else {
 		snprintf(in->source, sizeof in->source, "posix-timer");
 		snprintf(in->event, sizeof in->event, "CLOCK_THREAD_CPUTIME_ID");
@@ -259,7 +275,7 @@ static const char *perf_advice(const struct info *in)
 {
 	if (in->pmu)
 		return "";
-	if (in->pmu_errno == ENOENT || in->pmu_errno == EOPNOTSUPP || in->pmu_errno == ENODEV)
+	if (no_pmu(in))
 		return "no hardware PMU (a VM or container without PMU passthrough): software clocks are used";
 	if (in->pmu_errno == EACCES || in->pmu_errno == EPERM)
 		return in->paranoid > 2 ? "perf_event_paranoid > 2: run `sysctl kernel.perf_event_paranoid=2`"

@@ -462,6 +462,11 @@ static int report_json(struct hp_model *m, int pretty, int top, double min_pct, 
 	if (view_critpath_json && critpath)
 		view_critpath_json(m, j);
 	json__obj_end(j);
+	/* --compact is one line: ended by its newline, as text tools
+	 * (wc -l, read, jq -c's output) expect (json__free ends pretty
+	 * output only) */
+	if (!pretty)
+		fputc('\n', stdout);
 	if (json__free(j) < 0)
 		return tool_err("writing the report failed: %s", strerror(errno ? errno : EIO));
 	return HP_EXIT_OK;

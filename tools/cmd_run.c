@@ -61,7 +61,7 @@ static const struct tool_opt run_opts[] = {
 	{"critical-path", 0, "auto|LIST", "HYPROF_CRITICAL_PATH", "track the critical path's share of these functions (MPI)", O_CRITICAL_PATH},
 	{"per-rank", 0, NULL, "HYPROF_PER_RANK", "keep one file per rank beside the merged MPI profile", O_PER_RANK},
 	{"quiet", 'q', NULL, "HYPROF_QUIET", "no summary line on stderr at exit", O_QUIET},
-	{"max-nodes", 0, "N", "HYPROF_MAX_NODES", "call-path nodes per thread's sample tree", O_MAX_NODES},
+	{"max-nodes", 0, "N", "HYPROF_MAX_NODES", "call-path nodes per thread, in the sample tree and in the probe tree", O_MAX_NODES},
 	{NULL, 0, NULL, NULL, NULL, 0},
 };
 
@@ -83,33 +83,6 @@ static int one_of(const char *v, const char *const *set)
 		if (strcmp(v, *set) == 0)
 			return 1;
 	return 0;
-}
-
-/* A signal name (SIGPROF, PROF, SIGRTMIN+3, RTMIN+3) or number. */
-static int valid_signal(const char *s)
-{
-	static const char *const names[] = {"HUP", "INT", "QUIT", "USR1", "USR2", "ALRM", "TERM",
-					    "PROF", "VTALRM", "IO", "POLL", "URG", "WINCH", NULL};
-	uint64_t n;
-	if (tool_parse_u64(s, &n) == 0)
-		return n >= 1 && (int)n <= SIGRTMAX;
-	if (strncmp(s, "SIG", 3) == 0)
-		s += 3;
-	if (strncmp(s, "RTMIN", 5) == 0) {
-		if (!s[5])
-			return 1;
-		if (s[5] != '+' || tool_parse_u64(s + 6, &n) < 0)
-			return 0;
-		return SIGRTMIN + (int)n <= SIGRTMAX;
-	}
-	if (strncmp(s, "RTMAX", 5) == 0) {
-		if (!s[5])
-			return 1;
-		if (s[5] != '-' || tool_parse_u64(s + 6, &n) < 0)
-			return 0;
-		return SIGRTMAX - (int)n >= SIGRTMIN;
-	}
-	return one_of(s, names);
 }
 
 /* PROGRAM through PATH, as execvp would find it.  Returns 0 or -errno. */
@@ -519,7 +492,7 @@ static int set_preload(const char *prog, const char *interp, int dynamic)
 	const char *force = getenv("HYPROF_MPI");
 	if (force && *force) {
 		if (strcmp(force, "0") != 0 && strcmp(force, "1") != 0)
-			return tool_usage("run", "HYPROF_MPI must be 0 or 1, not '%s'", force);
+			return tool_err("HYPROF_MPI=\"%s\": expected 0 or 1 (see `hyprof run --help`)", force);
 		want_mpi = strcmp(force, "1") == 0;
 		if (want_mpi && access(mpi, R_OK) < 0)
 			return tool_err("HYPROF_MPI=1 but %s does not exist (this build has no MPI "
@@ -579,8 +552,11 @@ static int set_preload(const char *prog, const char *interp, int dynamic)
  * this machine cannot count (cycles without a PMU, a PAPI preset without
  * counters) is not refused: the program then runs with the best source and
  * the profile says why (a job script written for another machine still
- * runs).  Returns 0 or the exit status. */
-static int check_event(const char *ev)
+ * runs).  Given with --event (opt), an unknown name is a usage error like
+ * any bad option value (exit 2); from HYPROF_EVENT in the environment, an
+ * error naming the variable (exit 1), like any bad HYPROF_* value.
+ * Returns 0 or the exit status. */
+static int check_event(const char *ev, int opt)
 {
 	if (!ev || !*ev || hp_event_kind(ev) != HP_EVENT_OTHER)
 		return 0;
@@ -596,8 +572,12 @@ static int check_event(const char *ev)
 	}
 	if (known)
 		return 0;
-	return tool_err("unknown event '%s': use a perf event (cycles, instructions, task-clock, cpu-clock, ...), "
-			"posix-timer, or a PAPI preset or native name (`papi_avail`, `papi_native_avail`)", ev);
+#define EVENT_NAMES "use a perf event (cycles, instructions, task-clock, cpu-clock, ...), posix-timer, " \
+		    "or a PAPI preset or native name (`papi_avail`, `papi_native_avail`)"
+	if (opt)
+		return tool_usage("run", "--event: unknown event '%s': " EVENT_NAMES, ev);
+	return tool_err("HYPROF_EVENT: unknown event '%s': " EVENT_NAMES, ev);
+#undef EVENT_NAMES
 }
 
 int cmd_run(int argc, char **argv)
@@ -606,7 +586,7 @@ int cmd_run(int argc, char **argv)
 	static const char *const comps[] = {"none", "local", "parallel", NULL};
 	static const char *const unwinds[] = {"libunwind", "fp", "kernel", NULL};
 	const char *output = NULL;
-	int have_period = 0, have_freq = 0;
+	int have_period = 0, have_freq = 0, have_event = 0;
 	int c;
 	while ((c = tool_getopt("run", argc, argv, run_opts, run_usage, run_intro, 1)) != -1) {
 		if (TOOL_DONE(c))
@@ -616,8 +596,6 @@ int cmd_run(int argc, char **argv)
 			if (run_opts[i].id == c)
 				o = &run_opts[i];
 		const char *v = optarg;
-		uint64_t u;
-		double d;
 		switch (c) {
 		case O_OUTPUT:
 			if (!*v)
@@ -625,6 +603,8 @@ int cmd_run(int argc, char **argv)
 			output = v;
 			break;
 		case O_EVENT:
+			have_event = 1;
+			break;
 		case O_FILTER:
 			break;
 		case O_CRITICAL_PATH:
@@ -633,15 +613,14 @@ int cmd_run(int argc, char **argv)
 			break;
 		case O_PERIOD:
 		case O_FREQ:
-		case O_MAX_NODES:
-			if (tool_parse_u64(v, &u) < 0 || u == 0)
-				return tool_usage("run", "--%s needs a positive integer, not '%s'", o->name, v);
 			have_period |= c == O_PERIOD;
 			have_freq |= c == O_FREQ;
 			break;
+		case O_MAX_NODES:
 		case O_MAX_OVERHEAD:
-			if (tool_parse_double(v, &d) < 0 || d < 0 || d > 100)
-				return tool_usage("run", "--max-overhead needs a percentage 0..100, not '%s'", v);
+			/* numbers: the runtime's parser, below, alone (the
+			 * launcher's own refused --max-overhead 5%, which
+			 * HYPROF_MAX_OVERHEAD accepts) */
 			break;
 		case O_UNWIND:
 			if (!one_of(v, unwinds))
@@ -656,8 +635,9 @@ int cmd_run(int argc, char **argv)
 				return tool_usage("run", "--compensate must be none, local or parallel, not '%s'", v);
 			break;
 		case O_SIGNAL:
-			if (!valid_signal(v))
-				return tool_usage("run", "--signal needs a signal name or number, not '%s'", v);
+			/* the runtime's own parser, below (hp_config_check_var):
+			 * a list of the launcher's refused SIGCHLD, SIGPWR, ...
+			 * that HYPROF_SIGNAL and a number accepted */
 			break;
 		case O_PER_RANK:
 		case O_QUIET:
@@ -677,12 +657,19 @@ int cmd_run(int argc, char **argv)
 	}
 	if (have_period && have_freq)
 		return tool_usage("run", "give --period or --freq, not both");
+	/* --period or --freq chooses the rate: it replaces the other one's
+	 * variable from the environment (a job script's HYPROF_FREQ), as each
+	 * option replaces its own variable */
+	if (have_period)
+		unsetenv("HYPROF_FREQ");
+	if (have_freq)
+		unsetenv("HYPROF_PERIOD");
 	/* Options and HYPROF_* variables alike: refuse a bad value before
 	 * anything starts (the runtime alone would warn and use the default). */
 	char cfg_err[1024];
 	if (hp_config_check(cfg_err, sizeof cfg_err))
 		return tool_err("%s (see `hyprof run --help`)", cfg_err);
-	int rc = check_event(getenv("HYPROF_EVENT"));
+	int rc = check_event(getenv("HYPROF_EVENT"), have_event);
 	if (rc)
 		return rc;
 	if (optind >= argc)

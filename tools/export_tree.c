@@ -567,8 +567,10 @@ FILE *export__open(const char *path, char *tmp, size_t tmplen, char *err, size_t
 	}
 	snprintf(tmp, tmplen, "%s.tmp.%d", path, (int)getpid());
 	FILE *f = fopen(tmp, "wb");
+	/* the error names the file the user asked for: the temporary name
+	 * beside it is ours */
 	if (!f)
-		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
+		snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
 	return f;
 }
 
@@ -583,11 +585,11 @@ int export__commit(FILE *f, const char *tmp, const char *path, int rc, char *err
 		return rc;
 	}
 	if (rc == 0 && (fflush(f) != 0 || ferror(f))) {
-		snprintf(err, errlen, "writing %s: %s", tmp, strerror(errno ? errno : EIO));
+		snprintf(err, errlen, "writing %s: %s", path, strerror(errno ? errno : EIO));
 		rc = -EIO;
 	}
 	if (fclose(f) != 0 && rc == 0) {
-		snprintf(err, errlen, "closing %s: %s", tmp, strerror(errno));
+		snprintf(err, errlen, "closing %s: %s", path, strerror(errno));
 		rc = -EIO;
 	}
 	if (rc == 0 && rename(tmp, path) != 0) {

@@ -512,15 +512,24 @@ static void column_num(FILE *out, const char *name, struct emit *e, int r, int w
 	putc(']', out);
 }
 
+/* HYPROF_HTML_PRUNE, percent (a trailing '%' allowed).  A bad value is
+ * one line on stderr and the default, as for the runtime's variables: it
+ * was taken silently, so "0,01" or "1e" pruned at 0.05% unannounced. */
 static double prune_fraction(void)
 {
 	const char *s = getenv("HYPROF_HTML_PRUNE");
 	double pct = HTML_PRUNE_DEFAULT;
 	if (s && *s) {
 		char *end;
+		errno = 0;
 		double v = strtod(s, &end);
-		if (end != s && v >= 0 && v < 100)
+		if (end != s && *end == '%')
+			end++;
+		if (end != s && !*end && !errno && v >= 0 && v < 100)
 			pct = v;
+		else
+			fprintf(stderr, "hyprof: HYPROF_HTML_PRUNE=\"%s\": expected a percentage from 0 to "
+				"below 100; using the default (%g)\n", s, HTML_PRUNE_DEFAULT);
 	}
 	return pct / 100.0;
 }

@@ -1246,7 +1246,9 @@ static void pcalls(const struct pnode *q, int64_t *calls)
 {
 	for (const struct pnode *c = q->child; c; c = c->sibling) {
 		int64_t *v = &calls[c->fn->id];
-		*v = (*v < 0 ? 0 : *v) + (int64_t)c->calls;
+		/* an excluded node (--filter) counted nothing: unknown, not 0 */
+		if (!(c->flags & CCT_F_EXCLUDED))
+			*v = (*v < 0 ? 0 : *v) + (int64_t)c->calls;
 		pcalls(c, calls);
 	}
 }

@@ -316,6 +316,13 @@ void mb__totals(struct hp_tnode *root)
 
 void mb__calls_add(struct hp_tnode *t, const struct pnode *p)
 {
+	/* A function filtered out at run time (--filter) has a node marked
+	 * excluded whose probes counted nothing: its calls are unknown
+	 * (null, '-'), not 0. */
+	if (p->flags & CCT_F_EXCLUDED) {
+		t->flags |= mb__tflags(p->flags & ~(uint32_t)CCT_F_TRUNCATED);
+		return;
+	}
 	if (t->calls < 0)
 		t->calls = 0;
 	t->calls += (int64_t)p->calls;

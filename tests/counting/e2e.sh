@@ -128,7 +128,28 @@ filter)
   case ",$ex," in *,leaf,*) ;; *) fail "filter.excluded='$ex' lacks leaf" ;; esac
   # ... and the tree keeps them as excluded nodes (flag 0x80), never missing.
   "$KV" "$T/fl" probe | awk '$NF == "excluded" && $12 == 0 {n++} END {exit n < 2}' ||
-    fail "no excluded nodes in the probe tree" ;;
+    fail "no excluded nodes in the probe tree"
+  # their probes counted nothing: calls are unknown (null), not 0, in the
+  # tree and in the flat profile (docs/cmd-report.md: null when no probe
+  # counted it)
+  python3 - "$T/fl.json" <<'EOF' || fail "an excluded function shows a call count"
+import json, sys
+j = json.load(open(sys.argv[1]))
+bad = [("function", f["name"], f["calls"]) for f in j["functions"] if f["name"] in ("b", "leaf") and f["calls"] is not None]
+seen = []
+def walk(n):
+    if "excluded" in (n.get("flags") or []):
+        seen.append(n["name"])
+        if n["calls"] is not None:
+            bad.append(("node", n["name"], n["calls"]))
+    for c in n.get("children", []):
+        walk(c)
+walk(j["tree"])
+if bad or not seen:
+    print("FAIL: excluded functions with calls %s (excluded nodes seen: %s)" % (bad, seen))
+    sys.exit(1)
+EOF
+  ;;
 modes)
   run sampled "$T/s" "$B/cnt_counts" 2 1000
   [ "$(kv "$T/s" counting mode_effective)" = sampled ] || fail "sampled: mode_effective"

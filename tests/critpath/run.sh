@@ -25,6 +25,9 @@
 #                as `hyprof watch` shows it from the live files
 #                (view_critpath_length); a name that matches nothing is
 #                reported, not fatal
+#   warmup_env   a bad HYPROF_CRITICAL_PATH_WARMUP without the launcher:
+#                one line per rank, and the default warm-up used
+#   names_max    33 names: one line names the first one ignored
 #   cxx          C++ functions selected by qualified name (every overload)
 #                and by their mangled name (cp_cxx.cpp)
 #   live         intermediate values (the paper's Appendix A): the live
@@ -157,6 +160,44 @@ EOF2
   # a name that matches nothing is listed as never seen; the others work
   run 3 "$T/n" --mode measured --critical-path stage1_work,no_such_function -- "$P" pipeline 10 10 30 5
   $CHK unresolved "$T/n.json" 10 10 30 5 || fail "an unknown name" ;;
+warmup_env)
+  # HYPROF_CRITICAL_PATH_WARMUP out of its bounds in a run without the
+  # launcher (which would refuse it): runtime/config.c reports it once
+  # per rank and uses the default, 1 s, and so must the critical path
+  # (it read the variable again: a second line for "x", and 5000000 s
+  # of warm-up for "5000000", the selection pending for ever)
+  L=$(dirname "$H")/../lib
+  for w in x 5000000; do
+    dir=$T/w$w
+    timeout 60 mpirun --oversubscribe -np 2 -x LD_PRELOAD="$L/libhyprof.so:$L/libhyprof_mpi.so" \
+      -x HYPROF_OUTPUT="$dir" -x HYPROF_QUIET=1 -x HYPROF_MODE=measured -x HYPROF_CRITICAL_PATH=auto:1 \
+      -x HYPROF_CRITICAL_PATH_WARMUP=$w "$P" loop 40 40 > "$dir.out" 2> "$dir.err" ||
+      { cat "$dir.err"; fail "the program under LD_PRELOAD (warm-up $w)"; }
+    n=$(grep -c HYPROF_CRITICAL_PATH_WARMUP "$dir.err")
+    [ "$n" = 2 ] || { cat "$dir.err"; fail "HYPROF_CRITICAL_PATH_WARMUP=$w: $n lines on stderr, want one per rank (2)"; }
+    "$H" report --json --view critical-path "$dir" > "$dir.json" || fail "hyprof report (warm-up $w)"
+  done
+  python3 - "$T/w5000000.json" <<'EOF2' || fail "the default warm-up after a bad HYPROF_CRITICAL_PATH_WARMUP"
+import json, sys
+cp = json.load(open(sys.argv[1]))["critical_path"]
+names = [f["name"] for f in cp["functions"]]
+if names != ["solver"]:
+    print("FAIL: with the default warm-up (1 s) of a 1.6 s loop auto:1 selects solver; got %s (%s)" % (names, cp["shares"]))
+    sys.exit(1)
+print("ok: a bad warm-up value took the default: solver selected")
+EOF2
+  ;;
+names_max)
+  # 33 names: the 33rd and the rest are ignored, and the line names it
+  # (hp_log has no %.*s: the line read "more than 32 names: '%.*s'")
+  names=solver
+  i=0; while [ $i -lt 32 ]; do names="$names,f$i"; i=$((i + 1)); done
+  dir=$T/x33
+  timeout 60 mpirun --oversubscribe -np 2 "$H" run -q -o "$dir" --critical-path "$names" -- "$P" loop 4 10 \
+    > "$dir.out" 2> "$dir.err" || { cat "$dir.err"; fail "hyprof run with 33 names"; }
+  grep -q "more than 32 names: 'f31' and the rest are ignored" "$dir.err" ||
+    { cat "$dir.err"; fail "33 names: no line naming the first name ignored (f31)"; }
+  ! grep -q '%' "$dir.err" || { cat "$dir.err"; fail "33 names: a format directive printed as is"; } ;;
 cxx)
   # C++: app::Stage::consume by its qualified name (both overloads), the
   # template app::produce<double> as in the symbol table, then by its name

@@ -75,9 +75,31 @@ expect 2 "run bad unwind" -- "$H" run --unwind magic -- true
 expect 2 "run zero period" -- "$H" run --period 0 -- true
 expect 2 "run period and freq" -- "$H" run --period 5 --freq 5 -- true
 expect 2 "run bad signal" -- "$H" run --signal NOPE -- true
+expect_msg 2 "--signal needs a signal number or name" "run signal below SIGRTMIN" -- "$H" run --signal SIGRTMIN-1 -- true
+# --signal takes what HYPROF_SIGNAL takes (one parser, runtime/config.c):
+# the launcher's own list refused SIGPWR, which the variable accepted
+if [ -r "$HYPROF_LIB/libhyprof.so" ]; then
+	# the same for numbers: HYPROF_MAX_OVERHEAD=5% is accepted, --max-overhead 5% was not
+	if "$H" run -q -o "$T/o16" --max-overhead 5% -- /bin/true >"$T/out" 2>"$T/err" && [ ! -s "$T/err" ]; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL: run --max-overhead 5%: $(cat "$T/err")"; fail=$((fail + 1))
+	fi
+	for sig in SIGPWR PWR SIGUSR2 SIGRTMAX-1; do
+		if "$H" run -q -o "$T/o15" --signal $sig -- /bin/true >"$T/out" 2>"$T/err" && [ ! -s "$T/err" ]; then
+			pass=$((pass + 1))
+		else
+			echo "FAIL: run --signal $sig: $(cat "$T/err")"; fail=$((fail + 1))
+		fi
+	done
+fi
 expect 2 "run bad overhead" -- "$H" run --max-overhead 250 -- true
-expect_msg 1 "unknown event 'nosuch'" "run unknown event" -- "$H" run -o "$T/o6" --event nosuch -- true
-expect_msg 1 "unknown event 'nosuch'" "run unknown HYPROF_EVENT" -- env HYPROF_EVENT=nosuch "$H" run -o "$T/o7" -- true
+# a bad option value is a usage error (2), a bad HYPROF_* value from the
+# environment an error naming the variable (1): --event and HYPROF_MPI too
+expect_msg 2 "--event: unknown event 'nosuch'" "run unknown event" -- "$H" run -o "$T/o6" --event nosuch -- true
+expect_msg 1 "HYPROF_EVENT: unknown event 'nosuch'" "run unknown HYPROF_EVENT" -- env HYPROF_EVENT=nosuch "$H" run -o "$T/o7" -- true
+expect_msg 1 'HYPROF_MPI="2": expected 0 or 1' "run bad HYPROF_MPI" -- env HYPROF_MPI=2 "$H" run -o "$T/o7" -- true
+expect_msg 1 "HYPROF_PERIOD and HYPROF_FREQ are both set" "run HYPROF_PERIOD and HYPROF_FREQ" -- env HYPROF_PERIOD=1000000 HYPROF_FREQ=100 "$H" run -o "$T/o7" -- true
 expect_msg 1 "command not found" "run missing program" -- "$H" run -o "$T/o1" -- hyprof_no_such_program_xyz
 expect_msg 1 "command not found" "run missing program path" -- "$H" run -o "$T/o2" -- /nonexistent/prog
 expect_msg 1 "not executable" "run program not executable" -- "$H" run -o "$T/o3" -- "$T/hybrid/hp_synth.4000.hyp"
@@ -121,6 +143,59 @@ fi
 if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
 	cp /bin/true "$T/suid" && chown nobody "$T/suid" && chmod 4755 "$T/suid"
 	expect_msg 1 "is set-user-ID" "run set-user-ID program" -- "$H" run -o "$T/o10" -- "$T/suid"
+fi
+
+# --period or --freq replaces the other's variable from the environment:
+# the option chooses the rate (the run is not refused as "both set")
+if [ -r "$HYPROF_LIB/libhyprof.so" ]; then
+	expect_msg 0 "@ 3000000" "run --period over HYPROF_FREQ" -- env HYPROF_FREQ=100 "$H" run -o "$T/o13" --period 3000000 -- /bin/true
+	expect 0 "run --freq over HYPROF_PERIOD" -- env HYPROF_PERIOD=3000000 "$H" run -o "$T/o14" --freq 100 -- /bin/true
+	if grep -q "@ 3000000" "$T/err"; then
+		echo "FAIL: --freq 100 sampled with HYPROF_PERIOD's period: $(cat "$T/err")"; fail=$((fail + 1)); fi
+fi
+
+# an output file that cannot be created is named as given, not by the
+# temporary name written first (x.folded.tmp.PID)
+expect_msg 1 "cannot create $T/nodir/x.folded: No such file" "export -o in a missing directory" -- "$H" export --format folded -o "$T/nodir/x.folded" "$T/hybrid"
+expect_msg 1 "cannot create $T/nodir/x.html: No such file" "report --html -o in a missing directory" -- "$H" report --html -o "$T/nodir/x.html" "$T/hybrid"
+
+# hyprof info's runtime test under a bad HYPROF_* variable: the reason is
+# in runtime_error (it said only "failed (status 1)"), and the prediction
+# agrees with the runtime's choice on a machine without a PMU (it
+# predicted PAPI, which the runtime does not try there)
+if [ -r "$HYPROF_LIB/libhyprof.so" ]; then
+	"$H" info --json >"$T/info_ok.json" 2>/dev/null
+	HYPROF_FREQ=abc "$H" info --json >"$T/info_bad.json" 2>/dev/null
+	if python3 - "$T/info_ok.json" "$T/info_bad.json" <<'EOF'
+import json, sys
+ok, bad = (json.load(open(f))["choice"] for f in sys.argv[1:3])
+errs = []
+if bad["from"] != "prediction" or "HYPROF_FREQ" not in (bad["runtime_error"] or ""):
+    errs.append("runtime_error %r, want the reason naming HYPROF_FREQ" % bad["runtime_error"])
+if ok["from"] == "runtime" and "no hardware PMU" in (ok["why"] or "") and bad["source"] != ok["source"]:
+    errs.append("predicted %s, the runtime chose %s" % (bad["source"], ok["source"]))
+for e in errs:
+    print("FAIL: hyprof info:", e)
+sys.exit(1 if errs else 0)
+EOF
+	then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+fi
+
+# a bad HYPROF_HTML_PRUNE is one line naming it, and the page is written
+# with the default pruning (it was ignored without a word)
+expect_msg 0 'HYPROF_HTML_PRUNE="0,01": expected a percentage' "report --html bad HYPROF_HTML_PRUNE" -- env HYPROF_HTML_PRUNE=0,01 "$H" report --html -o "$T/p.html" "$T/hybrid"
+[ -s "$T/p.html" ] || { echo "FAIL: report --html with a bad HYPROF_HTML_PRUNE wrote no page"; fail=$((fail + 1)); }
+if ! HYPROF_HTML_PRUNE=0.01% "$H" report --html -o "$T/p.html" "$T/hybrid" 2>"$T/err" || [ -s "$T/err" ]; then
+	echo "FAIL: report --html with HYPROF_HTML_PRUNE=0.01%: $(cat "$T/err")"; fail=$((fail + 1))
+fi
+
+# hyprof-cc: a misspelt option or a missing compiler is one clear line
+# (the option was run as the compiler: "exec: --hyprof-x: not found")
+CC_W=$(dirname "$H")/hyprof-cc
+if [ -x "$CC_W" ]; then
+	expect_msg 2 "unknown option '--hyprof-exlude-file=x'" "hyprof-cc misspelt option" -- "$CC_W" --hyprof-exlude-file=x cc -c x.c
+	expect_msg 2 "no compiler given" "hyprof-cc without a compiler" -- "$CC_W" --hyprof-exclude-file=x
+	expect_msg 127 "compiler 'hyprof_no_such_cc' not found" "hyprof-cc missing compiler" -- "$CC_W" hyprof_no_such_cc -c x.c
 fi
 
 # the profiled program's stdout is untouched: nothing of hyprof's there
@@ -180,6 +255,20 @@ if [ -n "$dups" ]; then echo "FAIL: variables listed twice: $dups"; fail=$((fail
 # every option in the help is one of the list above (a new option needs a test)
 n=$(grep -c '^  --\|^  -., --' "$T/help")
 if [ "$n" -ne 15 ]; then echo "FAIL: run --help lists $n options, the test knows 14 + --help"; fail=$((fail + 1)); else pass=$((pass + 1)); fi
+
+# every option a command's --help lists is on its page (docs/cmd-*.md),
+# and every variable of runtime/config.c's table is in docs/cmd-run.md
+for c in run report compare export info watch; do
+	"$H" $c --help >"$T/help" 2>/dev/null || continue
+	for o in $(sed -n '/^options:/,$p' "$T/help" | grep -o -- '--[a-z][a-z-]*' | grep -v -x -- --help | sort -u); do
+		if grep -q -- "$o" "$HYPROF_SRC/docs/cmd-$c.md"; then pass=$((pass + 1)); else
+			echo "FAIL: hyprof $c --help lists $o, docs/cmd-$c.md does not"; fail=$((fail + 1)); fi
+	done
+done
+for v in $(grep -o '{{"HYPROF_[A-Z_]*"' "$HYPROF_SRC/runtime/config.c" | tr -d '{"'); do
+	if grep -q "\`$v\`" "$HYPROF_SRC/docs/cmd-run.md"; then pass=$((pass + 1)); else
+		echo "FAIL: runtime/config.c reads $v, docs/cmd-run.md does not list it"; fail=$((fail + 1)); fi
+done
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

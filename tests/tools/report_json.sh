@@ -34,6 +34,28 @@ run ctext "$HYPROF_BIN" compare "$T/sampled" "$T/measured"
 run mnp_run "$HYPROF_BIN" run -q --mode measured -o "$T/mnp" -- /bin/sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done'
 run cmp_np "$HYPROF_BIN" compare --json "$T/sampled" "$T/mnp"
 run mnp_text "$HYPROF_BIN" report "$T/mnp"
+# --compact: one line, ended by a newline (it had none: wc -l said 0)
+run compact "$HYPROF_BIN" report --json --compact "$T/hybrid"
+[ "$(wc -l < "$T/compact.out")" = 1 ] && [ "$(tail -c 1 "$T/compact.out" | od -An -c | tr -d ' ')" = '\n' ] ||
+	{ echo "FAIL: report --json --compact is not one line ended by a newline ($(wc -l < "$T/compact.out") newlines)"; fail=1; }
+# compare of real runs: outer() only calls inner(), so its sampled (and
+# compensated) self time is 0 and its probes cost more: the reason gives
+# the cost in seconds, not a ratio printed as "infx"
+cat > "$T/zs.c" <<'EOF'
+static volatile double sink;
+__attribute__((noinline)) static void inner(void) { for (int i = 0; i < 20000000; i++) sink += i * 0.5; }
+__attribute__((noinline)) static void outer(void) { inner(); }
+int main(void) { for (int i = 0; i < 8; i++) outer(); return 0; }
+EOF
+if cc -O1 -g -finstrument-functions -o "$T/zs" "$T/zs.c"; then
+	run zs_s "$HYPROF_BIN" run -q --mode sampled -o "$T/zs_s" -- "$T/zs"
+	run zs_m "$HYPROF_BIN" run -q --mode measured -o "$T/zs_m" -- "$T/zs"
+	run zs_cmp "$HYPROF_BIN" compare --json "$T/zs_s" "$T/zs_m"
+	run zs_ctext "$HYPROF_BIN" compare "$T/zs_s" "$T/zs_m"
+	if grep -q -i -e "infx" -e "nanx" "$T/zs_cmp.out" "$T/zs_ctext.out"; then
+		echo "FAIL: compare printed a ratio of a zero self time: $(grep -h -i -e infx -e nanx "$T/zs_ctext.out")"; fail=1
+	fi
+fi
 grep -q "^total .* of sampled time" "$T/mnp_text.out" ||
 	{ echo "FAIL: a measured run without probes: '$(grep '^total' "$T/mnp_text.out")', want sampled time"; fail=1; }
 [ $fail -eq 0 ] || exit 1
