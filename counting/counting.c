@@ -5,6 +5,7 @@
  * thread creation (not signal-safe: mmap).  hp_counting_write() and
  * hp_counting_thread_flush() run from the profile writer: signal-safe.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -82,6 +83,23 @@ static void counting_fork_child(void)
 	}
 }
 
+/* Another definition of the -finstrument-functions hooks ahead of
+ * libhyprof.so's (the program's own tracer, uftrace's libmcount preloaded
+ * first) takes every probe call: the profile would then say the program
+ * has no probes.  Say whose they are. */
+static void check_probe_owner(void)
+{
+	void *f = dlsym(RTLD_DEFAULT, "__cyg_profile_func_enter");
+	Dl_info di = {0}, self;
+	if (!f || !dladdr((void *)check_probe_owner, &self))
+		return;
+	if (dladdr(f, &di) && di.dli_fbase == self.dli_fbase)
+		return;
+	hp_log("%s defines __cyg_profile_func_enter ahead of libhyprof.so: the program's "
+	       "-finstrument-functions probes call it, not hyprof (no probe counts)",
+	       di.dli_fname && di.dli_fname[0] ? di.dli_fname : hp_rt.program);
+}
+
 int hp_counting_init(void)
 {
 	int pmode = hp_rt.cfg.mode == HP_MODE_MEASURED ? HP_PM_TIMED
@@ -104,6 +122,8 @@ int hp_counting_init(void)
 	hp_register_section_writer(hp_regions_write, NULL);
 	if (pmode != HP_PM_OFF && pthread_atfork(NULL, NULL, counting_fork_child) != 0)
 		hp_log("pthread_atfork failed: probes in a forked child may count under wrong call paths");
+	if (pmode != HP_PM_OFF)
+		check_probe_owner();
 	__atomic_store_n(&hp_probe_g.mode, hp_probe_mode_word(pmode), __ATOMIC_RELEASE);
 	return 0;
 }

@@ -80,6 +80,15 @@ EOF
     "$H" report "$T/$mode" | grep -q "^probes .* calls found their thread's probe tree full" ||
       fail "$mode: no header line for the full probe tree"
   done ;;
+ownhooks)
+  # the program's own hooks take its probes: same output as plain, and
+  # hyprof says whose they are instead of a silent "no probe ran"
+  "$B/cnt_ownhooks" > "$T/plain" || fail "cnt_ownhooks failed without hyprof"
+  grep -q "^sum 11 entries 3$" "$T/plain" || fail "cnt_ownhooks: unexpected plain output: $(cat "$T/plain")"
+  run hybrid "$T/o" "$B/cnt_ownhooks"
+  cmp -s "$T/plain" "$T/o.stdout" || fail "output differs under hyprof: $(cat "$T/o.stdout")"
+  grep -q "defines __cyg_profile_func_enter ahead of libhyprof.so" "$T/o.stderr" ||
+    fail "no word that the program's own hooks take the probes (stderr: $(cat "$T/o.stderr"))" ;;
 threads)
   run hybrid "$T/t" "$B/cnt_counts" 8 25000
   $CHK "$T/t.json" worker=8 worker/leaf=200000 main/a/b/c=6 || exit 1
