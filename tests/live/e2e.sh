@@ -198,15 +198,10 @@ if [ -x "$CNT" ]; then
 		wait "$P" 2>/dev/null
 		"$HYPROF_BIN" report --json "$T/meas/.live" >"$T/meas.json" 2>"$T/meas.err" || fail "9: report --json of the snapshot: $(head -2 "$T/meas.err")"
 		python3 - "$T/meas.json" <<'EOF' && ok "9: measured snapshot: open main holds its children's time" || fail "9: measured snapshot"
-import json, sys
+import json, os, sys
 r = json.load(open(sys.argv[1]))
-def find(n, name):
-    if n.get("name") == name:
-        return n
-    for c in n.get("children", []):
-        f = find(c, name)
-        if f:
-            return f
+sys.path.insert(0, os.path.join(os.environ["HYPROF_SRC"], "tests", "sampler"))
+from check import find  # the call tree's node of that name, depth first
 main, step = find(r["tree"], "main"), find(r["tree"], "step")
 print("main %s, step %s" % (main and (main["calls"], main["total"]), step and (step["calls"], step["total"])))
 sys.exit(0 if main and step and step["total"] > 0 and main["total"] >= step["total"] and main["total_pct"] > 90 else 1)

@@ -720,15 +720,10 @@ EOF
   # holds its calls' time and its own 50 ms per rank (it once had 0 s)
   hp "$np" "$T/o" "$T/o.out" --mode measured --compensate parallel -- "$B/mpi_open_main" 20
   python3 - "$T/o.json" "$np" <<'EOF' || exit 1
-import json, sys
+import json, os, sys
 r, np_ = json.load(open(sys.argv[1])), int(sys.argv[2])
-def find(n, name):
-    if n.get("name") == name:
-        return n
-    for c in n.get("children", []):
-        f = find(c, name)
-        if f:
-            return f
+sys.path.insert(0, os.path.join(os.environ["HYPROF_SRC"], "tests", "sampler"))
+from check import find  # the call tree's node of that name, depth first
 main = find(r["tree"], "main")
 work = find(main, "work") if main else None
 bad = []
