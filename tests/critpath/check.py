@@ -127,6 +127,12 @@ def live(snap, fin, n, A, B, C):
 
 def main():
     case, path = sys.argv[1], sys.argv[2]
+    if case == "selected":
+        # selected FILE NAME...: the functions the selection carried, in order
+        cp = load(path)
+        names = [f["name"] for f in cp["functions"]]
+        check("functions selected (shares: %s)" % cp["shares"], names == sys.argv[3:], names, sys.argv[3:])
+        return 1 if failures else 0
     a = [float(x) for x in (sys.argv[3:7] if case in ("watch", "live") else sys.argv[3:])]
     if case == "live":
         live(load(path, final=False), load(sys.argv[7]), *a)
